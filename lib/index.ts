@@ -1,0 +1,37 @@
+// cuda-matmul's API: C = A·B for row-major Float32Arrays on an NVIDIA GPU, or on the CPU when none is usable.
+// Data flow: this file → validate.ts (arguments) → native.ts (binding) → native/plan.cpp (backend, kernel)
+// → native/muld.cu or native/cpu_gemm.cpp → the result array.
+import { native } from './native';
+import { validateMatmul } from './validate';
+import type { Info, MatmulOptions, Shape } from './types';
+
+export type { Backend, DeviceInfo, Info, KernelName, MatmulOptions, Precision, Shape } from './types';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { version } = require('../package.json') as { version: string };
+
+/**
+ * C = A·B off the JavaScript thread. `a` is m×k, `b` is k×n, the result m×n, all row-major.
+ * Never throws: bad arguments and GPU failures reject the Promise (TypeError, RangeError or Error).
+ */
+export async function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Promise<Float32Array> {
+  validateMatmul(a, b, shape, options);
+  return native.matmul(a, b, shape, options ?? {});
+}
+
+/** C = A·B on the calling thread (it blocks the event loop for the whole product). Throws on failure. */
+export function matmulSync(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Float32Array {
+  validateMatmul(a, b, shape, options);
+  return native.matmulSync(a, b, shape, options ?? {});
+}
+
+/** Which backend `'auto'` uses, why CUDA is not used if it is not, and the CUDA devices found. */
+export function info(): Info {
+  const cuda = native.cudaInfo();
+  return {
+    backend: cuda.usable ? 'cuda' : 'cpu',
+    ...(cuda.reason ? { reason: cuda.reason } : {}),
+    devices: cuda.devices,
+    version,
+  };
+}

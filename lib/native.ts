@@ -1,0 +1,45 @@
+// Loads the native addon: a prebuilt binary (prebuilds/), a local build (build/Release), or the file named
+// by CUDA_MATMUL_ADDON. Every failure is gathered into one error that says what was tried and what to do.
+import * as path from 'path';
+import type { Info } from './types';
+
+/** The functions the addon exports (native/addon.cpp). */
+export interface NativeBinding {
+  matmulSync(a: Float32Array, b: Float32Array, shape: object, options: object): Float32Array;
+  matmul(a: Float32Array, b: Float32Array, shape: object, options: object): Promise<Float32Array>;
+  cudaInfo(): { usable: boolean; reason?: string; devices: Info['devices'] };
+}
+
+const packageRoot = path.join(__dirname, '..');
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0] : String(error);
+}
+
+function loadBinding(): NativeBinding {
+  const failures: string[] = [];
+  const explicit = process.env.CUDA_MATMUL_ADDON;
+  if (explicit) {
+    try {
+      return require(path.resolve(explicit)) as NativeBinding;
+    } catch (error) {
+      failures.push(`CUDA_MATMUL_ADDON=${explicit}: ${describe(error)}`);
+    }
+  }
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('node-gyp-build')(packageRoot) as NativeBinding;
+  } catch (error) {
+    failures.push(describe(error));
+  }
+  throw new Error(
+    [
+      `cuda-matmul could not load its native addon (${process.platform}-${process.arch}, Node ${process.version}).`,
+      ...failures.map((f) => `  - ${f}`),
+      'Prebuilt binaries ship for linux-x64 (glibc). Elsewhere, build from source in the package folder',
+      '(node_modules/cuda-matmul) with `npx node-gyp rebuild`: it needs a C++20 compiler, and nvcc for CUDA.',
+    ].join('\n'),
+  );
+}
+
+export const native: NativeBinding = loadBinding();

@@ -1,0 +1,42 @@
+/** Where a product runs. `'auto'` uses CUDA when a device is usable, else the CPU. */
+export type Backend = 'auto' | 'cuda' | 'cpu';
+/** Which CUDA kernel runs. `'auto'` lets the planner choose; `'muld'` is the classic 16×16 tiled kernel. */
+export type KernelName = 'auto' | 'muld';
+/** Arithmetic precision. Only `'fp32'` exists for now. */
+export type Precision = 'fp32';
+
+/** C (m×n) = A (m×k) · B (k×n), all row-major. */
+export interface Shape {
+  m: number;
+  k: number;
+  n: number;
+}
+
+export interface MatmulOptions {
+  backend?: Backend;
+  kernel?: KernelName;
+  precision?: Precision;
+  /** Written in place and returned; length m·n; must not share memory with `a` or `b`. */
+  out?: Float32Array;
+  /** CUDA device index (default 0). */
+  device?: number;
+}
+
+export interface DeviceInfo {
+  index: number;
+  name: string;
+  /** e.g. "9.0" */
+  computeCapability: string;
+  /** bytes */
+  totalMemory: number;
+}
+
+export interface Info {
+  /** What `backend: 'auto'` uses. */
+  backend: 'cuda' | 'cpu';
+  /** Why CUDA is not used, when it is not. */
+  reason?: string;
+  devices: DeviceInfo[];
+  /** This package's version. */
+  version: string;
+}

@@ -1,0 +1,104 @@
+// Argument validation at the TypeScript boundary. Every message starts with the name of the argument at
+// fault. native/arguments.cpp repeats these checks so the addon is safe on its own.
+import type { MatmulOptions, Shape } from './types';
+
+const BACKENDS = ['auto', 'cuda', 'cpu'];
+const KERNELS = ['auto', 'muld'];
+const PRECISIONS = ['fp32'];
+const OPTION_NAMES = ['backend', 'kernel', 'precision', 'out', 'device'];
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an Array';
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+function isDetached(array: Float32Array): boolean {
+  // Node 20 has no ArrayBuffer.prototype.detached; a detached buffer has byteLength 0 and refuses slice().
+  if (array.buffer.byteLength !== 0) return false;
+  try {
+    array.buffer.slice(0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function checkFloat32Array(value: unknown, name: string): asserts value is Float32Array {
+  if (!(value instanceof Float32Array)) throw new TypeError(`${name}: expected a Float32Array, got ${describe(value)}`);
+  if (isDetached(value)) throw new TypeError(`${name}: its ArrayBuffer is detached (transferred or freed)`);
+}
+
+function checkDimension(shape: Record<string, unknown>, name: 'm' | 'k' | 'n'): number {
+  const value = shape[name];
+  if (typeof value !== 'number') throw new TypeError(`${name}: expected a non-negative integer, got ${describe(value)}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${name}: expected a non-negative integer, got ${value}`);
+  return value;
+}
+
+function checkedProduct(x: number, y: number, what: string): number {
+  const product = x * y;
+  if (!Number.isSafeInteger(product)) throw new RangeError(`shape: ${what} is too large (it overflows)`);
+  return product;
+}
+
+function checkLength(array: Float32Array, name: string, expected: number, formula: string): void {
+  if (array.length !== expected)
+    throw new RangeError(`${name}: length ${array.length} does not match ${formula} = ${expected}`);
+}
+
+function sharesMemory(x: Float32Array, y: Float32Array): boolean {
+  if (x.buffer !== y.buffer || x.byteLength === 0 || y.byteLength === 0) return false;
+  return x.byteOffset < y.byteOffset + y.byteLength && y.byteOffset < x.byteOffset + x.byteLength;
+}
+
+function checkChoice(options: Record<string, unknown>, name: string, allowed: string[]): void {
+  const value = options[name];
+  if (value === undefined) return;
+  if (typeof value !== 'string') throw new TypeError(`${name}: expected a string, got ${describe(value)}`);
+  if (!allowed.includes(value))
+    throw new RangeError(`${name}: expected ${allowed.map((v) => `'${v}'`).join(', ')}, got '${value}'`);
+}
+
+function checkDevice(value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number') throw new TypeError(`device: expected a non-negative integer, got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < 0 || value > 2 ** 31 - 1)
+    throw new RangeError(`device: expected a non-negative integer, got ${value}`);
+}
+
+/** Checks matmul's arguments; throws a TypeError or RangeError naming the argument at fault. */
+export function validateMatmul(a: unknown, b: unknown, shape: unknown, options: unknown): asserts shape is Shape {
+  checkFloat32Array(a, 'a');
+  checkFloat32Array(b, 'b');
+  if (typeof shape !== 'object' || shape === null || Array.isArray(shape))
+    throw new TypeError(`shape: expected an object { m, k, n }, got ${describe(shape)}`);
+  const dims = shape as Record<string, unknown>;
+  const m = checkDimension(dims, 'm');
+  const k = checkDimension(dims, 'k');
+  const n = checkDimension(dims, 'n');
+  checkLength(a, 'a', checkedProduct(m, k, 'm·k'), 'm·k');
+  checkLength(b, 'b', checkedProduct(k, n, 'k·n'), 'k·n');
+  const outLength = checkedProduct(m, n, 'm·n');
+
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new TypeError(`options: expected an object, got ${describe(options)}`);
+  const opts = options as Record<string, unknown>;
+  for (const name of Object.keys(opts))
+    if (!OPTION_NAMES.includes(name)) throw new TypeError(`options: unknown option '${name}'`);
+  checkChoice(opts, 'backend', BACKENDS);
+  checkChoice(opts, 'kernel', KERNELS);
+  checkChoice(opts, 'precision', PRECISIONS);
+  checkDevice(opts.device);
+  const out = (opts as MatmulOptions).out;
+  if (out !== undefined) {
+    checkFloat32Array(out, 'out');
+    checkLength(out, 'out', outLength, 'm·n');
+    if (sharesMemory(out, a) || sharesMemory(out, b))
+      throw new RangeError('out: must not share memory with a or b (inputs are never modified)');
+  }
+}

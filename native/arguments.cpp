@@ -1,0 +1,165 @@
+#include "arguments.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "errors.h"
+
+namespace cuda_matmul {
+namespace {
+
+constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: the largest exact JS integer
+
+[[noreturn]] void fail(ErrorKind kind, const std::string& message) { throw MatmulError(kind, message); }
+
+std::string describe(const Napi::Value& value) {
+  if (value.IsNull()) return "null";
+  if (value.IsUndefined()) return "undefined";
+  if (value.IsString()) return "a string";
+  if (value.IsNumber()) return "a number";
+  if (value.IsBoolean()) return "a boolean";
+  if (value.IsArray()) return "an Array";
+  if (value.IsDataView()) return "a DataView";
+  if (value.IsTypedArray()) {
+    static const char* const names[] = {"Int8Array",   "Uint8Array",   "Uint8ClampedArray", "Int16Array",
+                                        "Uint16Array", "Int32Array",   "Uint32Array",       "Float32Array",
+                                        "Float64Array", "BigInt64Array", "BigUint64Array"};
+    const auto type = static_cast<size_t>(value.As<Napi::TypedArray>().TypedArrayType());
+    return std::string("a ") + (type < sizeof names / sizeof *names ? names[type] : "typed array");
+  }
+  if (value.IsFunction()) return "a function";
+  return "an object";
+}
+
+Napi::Float32Array requireFloat32Array(const Napi::Value& value, const char* name) {
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
+    fail(ErrorKind::Type, std::string(name) + ": expected a Float32Array, got " + describe(value));
+  auto array = value.As<Napi::Float32Array>();
+  if (array.ArrayBuffer().IsDetached())
+    fail(ErrorKind::Type, std::string(name) + ": its ArrayBuffer is detached (transferred or freed)");
+  return array;
+}
+
+int64_t requireDimension(const Napi::Object& shape, const char* name) {
+  const Napi::Value value = shape.Get(name);
+  if (!value.IsNumber())
+    fail(ErrorKind::Type, std::string(name) + ": expected a non-negative integer, got " + describe(value));
+  const double d = value.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(d) || d < 0 || d != std::floor(d) || d > kMaxSafeInteger)
+    fail(ErrorKind::Range, std::string(name) + ": expected a non-negative integer, got " + value.ToString().Utf8Value());
+  return static_cast<int64_t>(d);
+}
+
+int64_t checkedProduct(int64_t x, int64_t y, const char* what) {
+  if (x != 0 && y > static_cast<int64_t>(kMaxSafeInteger) / x)
+    fail(ErrorKind::Range, std::string("shape: ") + what + " is too large (it overflows)");
+  return x * y;
+}
+
+void requireLength(const Napi::Float32Array& array, const char* name, int64_t expected, const char* formula) {
+  if (static_cast<int64_t>(array.ElementLength()) != expected)
+    fail(ErrorKind::Range, std::string(name) + ": length " + std::to_string(array.ElementLength()) +
+                               " does not match " + formula + " = " + std::to_string(expected));
+}
+
+bool overlaps(const Napi::Float32Array& x, const Napi::Float32Array& y) {
+  const auto* xBegin = reinterpret_cast<const char*>(x.Data());
+  const auto* yBegin = reinterpret_cast<const char*>(y.Data());
+  return xBegin < yBegin + y.ByteLength() && yBegin < xBegin + x.ByteLength() && x.ByteLength() > 0 &&
+         y.ByteLength() > 0;
+}
+
+std::string optionalString(const Napi::Object& options, const char* name) {
+  const Napi::Value value = options.Get(name);
+  if (value.IsUndefined()) return "";
+  if (!value.IsString()) fail(ErrorKind::Type, std::string(name) + ": expected a string, got " + describe(value));
+  return value.As<Napi::String>().Utf8Value();
+}
+
+Backend parseBackend(const std::string& text) {
+  if (text.empty() || text == "auto") return Backend::Auto;
+  if (text == "cuda") return Backend::Cuda;
+  if (text == "cpu") return Backend::Cpu;
+  fail(ErrorKind::Range, "backend: expected 'auto', 'cuda' or 'cpu', got '" + text + "'");
+}
+
+Kernel parseKernel(const std::string& text) {
+  if (text.empty() || text == "auto") return Kernel::Auto;
+  if (text == "muld") return Kernel::Muld;
+  fail(ErrorKind::Range, "kernel: expected 'auto' or 'muld', got '" + text + "'");
+}
+
+void checkPrecision(const std::string& text) {
+  if (!text.empty() && text != "fp32") fail(ErrorKind::Range, "precision: expected 'fp32', got '" + text + "'");
+}
+
+int parseDevice(const Napi::Object& options) {
+  const Napi::Value value = options.Get("device");
+  if (value.IsUndefined()) return 0;
+  if (!value.IsNumber()) fail(ErrorKind::Type, "device: expected a non-negative integer, got " + describe(value));
+  const double d = value.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(d) || d < 0 || d != std::floor(d) || d > INT32_MAX)
+    fail(ErrorKind::Range, "device: expected a non-negative integer, got " + value.ToString().Utf8Value());
+  return static_cast<int>(d);
+}
+
+void rejectUnknownOptions(const Napi::Object& options) {
+  static const char* const known[] = {"backend", "kernel", "precision", "out", "device"};
+  const Napi::Array names = options.GetPropertyNames();
+  for (uint32_t i = 0; i < names.Length(); ++i) {
+    const std::string name = names.Get(i).ToString().Utf8Value();
+    bool found = false;
+    for (const char* k : known) found = found || name == k;
+    if (!found) fail(ErrorKind::Type, "options: unknown option '" + name + "'");
+  }
+}
+
+Napi::Object optionsObject(const Napi::CallbackInfo& info) {
+  const Napi::Value value = info[3];
+  if (value.IsUndefined()) return Napi::Object::New(info.Env());
+  if (!value.IsObject() || value.IsArray() || value.IsFunction())
+    fail(ErrorKind::Type, "options: expected an object, got " + describe(value));
+  return value.As<Napi::Object>();
+}
+
+}  // namespace
+
+MatmulCall parseMatmulCall(const Napi::CallbackInfo& info) {
+  MatmulCall call;
+  call.a = requireFloat32Array(info[0], "a");
+  call.b = requireFloat32Array(info[1], "b");
+  if (!info[2].IsObject() || info[2].IsArray())
+    fail(ErrorKind::Type, "shape: expected an object { m, k, n }, got " + describe(info[2]));
+  const auto shape = info[2].As<Napi::Object>();
+  MatmulRequest& r = call.request;
+  r.m = requireDimension(shape, "m");
+  r.k = requireDimension(shape, "k");
+  r.n = requireDimension(shape, "n");
+  requireLength(call.a, "a", checkedProduct(r.m, r.k, "m·k"), "m·k");
+  requireLength(call.b, "b", checkedProduct(r.k, r.n, "k·n"), "k·n");
+  const int64_t outLength = checkedProduct(r.m, r.n, "m·n");
+
+  const Napi::Object options = optionsObject(info);
+  rejectUnknownOptions(options);
+  r.backend = parseBackend(optionalString(options, "backend"));
+  r.kernel = parseKernel(optionalString(options, "kernel"));
+  checkPrecision(optionalString(options, "precision"));
+  r.device = parseDevice(options);
+
+  const Napi::Value out = options.Get("out");
+  if (out.IsUndefined()) {
+    call.out = Napi::Float32Array::New(info.Env(), static_cast<size_t>(outLength));
+  } else {
+    call.out = requireFloat32Array(out, "out");
+    requireLength(call.out, "out", outLength, "m·n");
+    if (overlaps(call.out, call.a) || overlaps(call.out, call.b))
+      fail(ErrorKind::Range, "out: must not share memory with a or b (inputs are never modified)");
+  }
+  r.a = call.a.Data();
+  r.b = call.b.Data();
+  r.c = call.out.Data();
+  return call;
+}
+
+}  // namespace cuda_matmul

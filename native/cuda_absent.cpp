@@ -1,0 +1,16 @@
+// The CUDA backend of a CPU-only build (no nvcc at build time): reports why, never runs.
+#include "cuda_backend.h"
+#include "errors.h"
+
+namespace cuda_matmul {
+
+const CudaStatus& cudaStatus() {
+  static const CudaStatus status{false, "this build of cuda-matmul has no CUDA support (nvcc was not found when it was compiled)", {}};
+  return status;
+}
+
+void muldMultiply(const float*, const float*, float*, int64_t, int64_t, int64_t, int) {
+  throw MatmulError(ErrorKind::Failure, cudaStatus().reason, "ERR_CUDA_UNAVAILABLE");
+}
+
+}  // namespace cuda_matmul

@@ -1,0 +1,31 @@
+// What the rest of the addon may ask of CUDA. Implemented by cuda_device.cu + muld.cu when the addon is
+// built with nvcc, and by cuda_absent.cpp in a CPU-only build, so no other file needs #ifdefs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cuda_matmul {
+
+struct CudaDeviceInfo {
+  int index = 0;
+  std::string name;
+  std::string computeCapability;  // "9.0"
+  uint64_t totalMemory = 0;       // bytes
+};
+
+struct CudaStatus {
+  bool usable = false;
+  std::string reason;  // why CUDA is not usable; empty when it is
+  std::vector<CudaDeviceInfo> devices;
+};
+
+// Probed once per process (thread-safe), then cached.
+const CudaStatus& cudaStatus();
+
+// C = A·B with the seeds' shared-memory tiled kernel (Muld) through its host wrapper (Mul):
+// host pointers in and out. Throws MatmulError on any CUDA failure.
+void muldMultiply(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, int device);
+
+}  // namespace cuda_matmul

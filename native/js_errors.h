@@ -1,0 +1,16 @@
+// Turns the native layer's MatmulError into the JavaScript error a user expects: TypeError, RangeError or
+// Error, with `.code` set when the error has one (e.g. the CUDA error name).
+#pragma once
+
+#include <napi.h>
+
+#include "errors.h"
+
+namespace cuda_matmul {
+
+Napi::Error toJsError(Napi::Env env, const MatmulError& error);
+
+// Any other C++ exception (std::bad_alloc, ...) as a plain Error.
+Napi::Error toJsError(Napi::Env env, const std::exception& error);
+
+}  // namespace cuda_matmul
