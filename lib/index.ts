@@ -10,19 +10,24 @@ export type { Backend, DeviceInfo, Info, KernelName, MatmulOptions, Precision, S
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../package.json') as { version: string };
 
+// The result array is made here, in the caller's JavaScript realm, so `instanceof Float32Array` holds for it.
+function withOut(shape: Shape, options: MatmulOptions | undefined): MatmulOptions {
+  return { ...options, out: options?.out ?? new Float32Array(shape.m * shape.n) };
+}
+
 /**
  * C = A·B off the JavaScript thread. `a` is m×k, `b` is k×n, the result m×n, all row-major.
  * Never throws: bad arguments and GPU failures reject the Promise (TypeError, RangeError or Error).
  */
 export async function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Promise<Float32Array> {
   validateMatmul(a, b, shape, options);
-  return native.matmul(a, b, shape, options ?? {});
+  return native.matmul(a, b, shape, withOut(shape, options));
 }
 
 /** C = A·B on the calling thread (it blocks the event loop for the whole product). Throws on failure. */
 export function matmulSync(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Float32Array {
   validateMatmul(a, b, shape, options);
-  return native.matmulSync(a, b, shape, options ?? {});
+  return native.matmulSync(a, b, shape, withOut(shape, options));
 }
 
 /** Which backend `'auto'` uses, why CUDA is not used if it is not, and the CUDA devices found. */
@@ -31,7 +36,7 @@ export function info(): Info {
   return {
     backend: cuda.usable ? 'cuda' : 'cpu',
     ...(cuda.reason ? { reason: cuda.reason } : {}),
-    devices: cuda.devices,
+    devices: cuda.devices.map((device) => ({ ...device })),
     version,
   };
 }

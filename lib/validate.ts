@@ -1,5 +1,6 @@
 // Argument validation at the TypeScript boundary. Every message starts with the name of the argument at
 // fault. native/arguments.cpp repeats these checks so the addon is safe on its own.
+import { types } from 'util';
 import type { MatmulOptions, Shape } from './types';
 
 const BACKENDS = ['auto', 'cuda', 'cpu'];
@@ -27,7 +28,8 @@ function isDetached(array: Float32Array): boolean {
 }
 
 function checkFloat32Array(value: unknown, name: string): asserts value is Float32Array {
-  if (!(value instanceof Float32Array)) throw new TypeError(`${name}: expected a Float32Array, got ${describe(value)}`);
+  // util.types works across realms (vm contexts, jest), where instanceof would not.
+  if (!types.isFloat32Array(value)) throw new TypeError(`${name}: expected a Float32Array, got ${describe(value)}`);
   if (isDetached(value)) throw new TypeError(`${name}: its ArrayBuffer is detached (transferred or freed)`);
 }
 

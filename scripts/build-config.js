@@ -71,12 +71,16 @@ function values(what) {
   }
 }
 
-if (require.main === module) {
-  if (process.argv[2] === 'report') {
-    const cuda = cudaRoot();
-    console.error(cuda ? `cuda-matmul: building with CUDA from ${cuda} for sm_${architectures().join(', sm_')}`
-      : 'cuda-matmul: nvcc not found (or CUDA_MATMUL_CPU_ONLY=1): building the CPU backend only');
-  } else {
-    process.stdout.write(values(process.argv[2]).join('\n') + '\n');
-  }
+// Says, on stderr, whether this build has CUDA and for which architectures.
+function report() {
+  const cuda = cudaRoot();
+  console.error(
+    cuda
+      ? `cuda-matmul: building with CUDA from ${cuda} for sm_${architectures().join(', sm_')}`
+      : 'cuda-matmul: nvcc not found (or CUDA_MATMUL_CPU_ONLY=1): building the CPU backend only',
+  );
 }
+
+module.exports = { report };
+
+if (require.main === module) process.stdout.write(values(process.argv[2]).join('\n') + '\n');

@@ -1,0 +1,54 @@
+// The correctness suite, run once per backend/kernel: fresh random inputs, a float64 reference,
+// NaN-poisoned outputs, subarray views, sync and async, inputs left unchanged.
+import { matmul, matmulSync, MatmulOptions } from '../lib';
+import { Case, EMPTY_SHAPES, poisoned, randomMatrix, relativeError, shapeName } from './helpers';
+
+export function correctnessSuite(options: MatmulOptions, shapes: Case[], tolerance: number): void {
+  describe.each(shapes.map((s) => [shapeName(s), s] as const))('%s', (_name, { m, k, n }) => {
+    test('async matmul into a NaN-filled out matches float64, inputs unchanged', async () => {
+      const a = randomMatrix(m * k);
+      const b = randomMatrix(k * n);
+      const [aCopy, bCopy] = [a.slice(), b.slice()];
+      const out = poisoned(m * n);
+      const c = await matmul(a, b, { m, k, n }, { ...options, out });
+      expect(c).toBe(out);
+      expect(relativeError(c, a, b, m, k, n)).toBeLessThanOrEqual(tolerance);
+      expect(a).toEqual(aCopy);
+      expect(b).toEqual(bCopy);
+    });
+
+    test('matmulSync into a new array matches float64', () => {
+      const a = randomMatrix(m * k);
+      const b = randomMatrix(k * n);
+      const c = matmulSync(a, b, { m, k, n }, options);
+      expect(c).toBeInstanceOf(Float32Array);
+      expect(c.length).toBe(m * n);
+      expect(relativeError(c, a, b, m, k, n)).toBeLessThanOrEqual(tolerance);
+    });
+
+    test('subarray views with non-zero byteOffset, out a view too', async () => {
+      const aBig = randomMatrix(m * k + 7);
+      const bBig = randomMatrix(k * n + 3);
+      const outBig = poisoned(m * n + 9);
+      const a = aBig.subarray(5, 5 + m * k);
+      const b = bBig.subarray(1, 1 + k * n);
+      const out = outBig.subarray(4, 4 + m * n);
+      await matmul(a, b, { m, k, n }, { ...options, out });
+      expect(relativeError(out, a, b, m, k, n)).toBeLessThanOrEqual(tolerance);
+      // nothing outside the view was touched
+      expect(Array.from(outBig.subarray(0, 4)).every(Number.isNaN)).toBe(true);
+      expect(Array.from(outBig.subarray(4 + m * n)).every(Number.isNaN)).toBe(true);
+    });
+  });
+
+  describe.each(EMPTY_SHAPES.map((s) => [shapeName(s), s] as const))('empty %s', (_name, { m, k, n }) => {
+    test('m·n = 0 gives an empty array; k = 0 gives zeros', async () => {
+      const a = randomMatrix(m * k);
+      const b = randomMatrix(k * n);
+      const c = await matmul(a, b, { m, k, n }, { ...options, out: poisoned(m * n) });
+      expect(c.length).toBe(m * n);
+      expect(Array.from(c).every((x) => x === 0)).toBe(true);
+      expect(matmulSync(a, b, { m, k, n }, options)).toEqual(new Float32Array(m * n));
+    });
+  });
+}

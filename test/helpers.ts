@@ -1,0 +1,93 @@
+// Shared test helpers: fresh random inputs, a float64 reference, the error measure, and GPU detection.
+import { info } from '../lib';
+
+export const cuda = info();
+export const hasGpu = cuda.backend === 'cuda';
+/** `describe` when a CUDA device is usable, else `describe.skip` — jest reports those tests as skipped. */
+export const describeGpu = hasGpu ? describe : describe.skip;
+export const gpuSuiteName = (name: string): string =>
+  hasGpu ? `${name} (on ${cuda.devices[0].name})` : `${name} — SKIPPED, no usable GPU: ${cuda.reason}`;
+
+/** U[-1, 1] entries, fresh every call. */
+export function randomMatrix(length: number): Float32Array {
+  const values = new Float32Array(length);
+  for (let i = 0; i < length; i++) values[i] = Math.random() * 2 - 1;
+  return values;
+}
+
+/** NaN everywhere, so any element a kernel forgets to write shows up. */
+export function poisoned(length: number): Float32Array {
+  return new Float32Array(length).fill(NaN);
+}
+
+/** C = A·B in float64 (i-p-j loop order so the inner loop walks rows). */
+export function referenceProduct(a: Float32Array, b: Float32Array, m: number, k: number, n: number): Float64Array {
+  const c = new Float64Array(m * n);
+  for (let i = 0; i < m; i++) {
+    const row = i * n;
+    for (let p = 0; p < k; p++) {
+      const aip = a[i * k + p];
+      const bRow = p * n;
+      for (let j = 0; j < n; j++) c[row + j] += aip * b[bRow + j];
+    }
+  }
+  return c;
+}
+
+/**
+ * ‖C − R‖_F / ‖R‖_F against the float64 reference R. NaN anywhere gives NaN (fails every bound). For a
+ * single output element (1×K×1) a cancelling dot product can make ‖R‖ tiny, so there the denominator is
+ * Σ|a_p·b_p|, the scale that float32 rounding error is proportional to.
+ */
+export function relativeError(c: Float32Array, a: Float32Array, b: Float32Array, m: number, k: number, n: number): number {
+  const ref = referenceProduct(a, b, m, k, n);
+  let diff = 0;
+  let norm = 0;
+  for (let i = 0; i < ref.length; i++) {
+    diff += (c[i] - ref[i]) ** 2;
+    norm += ref[i] ** 2;
+  }
+  if (ref.length === 1) {
+    norm = 0;
+    for (let p = 0; p < k; p++) norm += Math.abs(a[p] * b[p]);
+    norm *= norm;
+  }
+  if (Number.isNaN(diff)) return NaN;
+  return norm === 0 ? Math.sqrt(diff) : Math.sqrt(diff / norm);
+}
+
+export interface Case {
+  m: number;
+  k: number;
+  n: number;
+}
+
+/** Shapes that are not tile multiples: ones, primes, vectors, tall, skinny, k=1. */
+export const SMALL_SHAPES: Case[] = [
+  { m: 1, k: 1, n: 1 },
+  { m: 1, k: 1000, n: 1 },
+  { m: 37, k: 1, n: 53 },
+  { m: 1, k: 300, n: 211 },
+  { m: 211, k: 300, n: 1 },
+  { m: 97, k: 131, n: 61 },
+  { m: 255, k: 257, n: 129 },
+  { m: 1023, k: 17, n: 5 },
+  { m: 3, k: 1021, n: 770 },
+  { m: 16, k: 16, n: 16 },
+  { m: 64, k: 64, n: 64 },
+];
+
+export const LARGE_SHAPES: Case[] = [
+  { m: 1000, k: 1000, n: 1000 },
+  { m: 4095, k: 257, n: 1023 },
+  { m: 17, k: 4099, n: 33 },
+];
+
+export const EMPTY_SHAPES: Case[] = [
+  { m: 0, k: 5, n: 7 },
+  { m: 5, k: 7, n: 0 },
+  { m: 0, k: 0, n: 0 },
+  { m: 6, k: 0, n: 4 },
+];
+
+export const shapeName = ({ m, k, n }: Case): string => `${m}×${k}×${n}`;

@@ -1,0 +1,64 @@
+// Real packaging: `npm pack` (which runs prepack: tsc + prebuildify through node-gyp and binding.gyp),
+// install the tarball into an empty project with npm's defaults (dependency install scripts blocked),
+// then require it, import it as ESM, type-check against its types, and multiply.
+import { execFileSync, ExecFileSyncOptions } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const root = path.join(__dirname, '..');
+// The GPU host has no npm registry to install the tarball's dependencies from.
+const registryUnavailable = process.env.CUDA_MATMUL_NO_REGISTRY === '1';
+const packageTest = registryUnavailable ? test.skip : test;
+
+function run(command: string, args: string[], options: ExecFileSyncOptions): string {
+  return execFileSync(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options }).toString();
+}
+
+packageTest(
+  registryUnavailable
+    ? 'npm pack + install — SKIPPED: CUDA_MATMUL_NO_REGISTRY=1 (no npm registry here)'
+    : 'npm pack, install the tarball into an empty project, require, import, type-check, multiply',
+  () => {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cuda-matmul-pack-'));
+    // Pack from a copy of the tracked files, so the build of the checkout under test is left alone.
+    const source = path.join(work, 'source');
+    for (const file of run('git', ['ls-files'], { cwd: root }).split('\n').filter(Boolean)) {
+      fs.mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
+      fs.copyFileSync(path.join(root, file), path.join(source, file));
+    }
+    fs.symlinkSync(path.join(root, 'node_modules'), path.join(source, 'node_modules'));
+    const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: source }).trim().split('\n').pop()!;
+    const listing = run('tar', ['-tzf', path.join(work, tarball)], {});
+    expect(listing).toMatch(/package\/prebuilds\/linux-x64\/cuda-matmul\.node/);
+    expect(listing).toMatch(/package\/dist\/index\.d\.ts/);
+
+    const app = path.join(work, 'app');
+    fs.mkdirSync(app);
+    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
+    run('npm', ['install', '--no-audit', '--no-fund', path.join(work, tarball)], { cwd: app });
+
+    const cjs = run(process.execPath, ['-e', `
+      const { matmulSync, info } = require('cuda-matmul');
+      const c = matmulSync(new Float32Array([1, 2, 3, 4]), new Float32Array([5, 6, 7, 8]), { m: 2, k: 2, n: 2 });
+      console.log(JSON.stringify({ c: Array.from(c), backend: info().backend }));`], { cwd: app });
+    expect(JSON.parse(cjs).c).toEqual([19, 22, 43, 50]);
+
+    fs.writeFileSync(path.join(app, 'esm.mjs'), `
+      import { matmul } from 'cuda-matmul';
+      const c = await matmul(new Float32Array([1, 2]), new Float32Array([3, 4]), { m: 1, k: 2, n: 1 });
+      console.log(c[0]);`);
+    expect(run(process.execPath, ['esm.mjs'], { cwd: app }).trim()).toBe('11');
+
+    fs.writeFileSync(path.join(app, 'typed.ts'), `
+      import { matmul, info, MatmulOptions } from 'cuda-matmul';
+      const options: MatmulOptions = { backend: 'cpu', precision: 'fp32' };
+      const result: Promise<Float32Array> = matmul(new Float32Array(1), new Float32Array(1), { m: 1, k: 1, n: 1 }, options);
+      const backend: 'cuda' | 'cpu' = info().backend;
+      export { result, backend };`);
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--types', 'node',
+      '--typeRoots', path.join(root, 'node_modules', '@types'), 'typed.ts'], { cwd: app });
+    fs.rmSync(work, { recursive: true, force: true });
+  },
+);

@@ -1,0 +1,123 @@
+// Bad input gets a TypeError or RangeError naming the argument: from matmulSync (thrown), from matmul
+// (rejected, never thrown synchronously), and from the native binding called directly (safe on its own).
+import { matmul, matmulSync } from '../lib';
+import { native } from '../lib/native';
+
+const f32 = (n: number) => new Float32Array(n).fill(1);
+const shape = { m: 2, k: 3, n: 4 };
+const A = f32(6);
+const B = f32(12);
+
+function detached(): Float32Array {
+  const array = f32(6);
+  structuredClone(array.buffer, { transfer: [array.buffer] });
+  return array;
+}
+
+type BadCall = [string, unknown[], typeof TypeError | typeof RangeError, RegExp];
+const BAD_CALLS: BadCall[] = [
+  ['a is an Array', [[1, 2, 3, 4, 5, 6], B, shape], TypeError, /^a: expected a Float32Array, got an Array/],
+  ['a is a Float64Array', [new Float64Array(6), B, shape], TypeError, /^a: .*Float64Array/],
+  ['a is an Int32Array', [new Int32Array(6), B, shape], TypeError, /^a: .*Int32Array/],
+  ['a is a DataView', [new DataView(new ArrayBuffer(24)), B, shape], TypeError, /^a: .*DataView/],
+  ['a is null', [null, B, shape], TypeError, /^a: .*null/],
+  ['a is a string', ['abc', B, shape], TypeError, /^a: .*string/],
+  ['b is undefined', [A, undefined, shape], TypeError, /^b: .*undefined/],
+  ['a is detached', [detached(), B, shape], TypeError, /^a: .*detached/],
+  ['shape missing', [A, B], TypeError, /^shape: /],
+  ['shape is an array', [A, B, [2, 3, 4]], TypeError, /^shape: /],
+  ['m missing', [A, B, { k: 3, n: 4 }], TypeError, /^m: /],
+  ['k is a string', [A, B, { m: 2, k: '3', n: 4 }], TypeError, /^k: .*string/],
+  ['n fractional', [A, B, { m: 2, k: 3, n: 4.5 }], RangeError, /^n: .*4\.5/],
+  ['m negative', [A, B, { m: -2, k: 3, n: 4 }], RangeError, /^m: /],
+  ['k NaN', [A, B, { m: 2, k: NaN, n: 4 }], RangeError, /^k: .*NaN/],
+  ['n infinite', [A, B, { m: 2, k: 3, n: Infinity }], RangeError, /^n: .*Infinity/],
+  ['m above 2^53', [A, B, { m: 2 ** 53, k: 3, n: 4 }], RangeError, /^m: /],
+  ['m·k overflows', [A, B, { m: 2 ** 40, k: 2 ** 20, n: 0 }], RangeError, /^shape: m·k .*overflow/],
+  ['m·n overflows', [f32(0), f32(0), { m: 2 ** 30, k: 0, n: 2 ** 30 }], RangeError, /^shape: m·n .*overflow/],
+  ['a too short', [f32(5), B, shape], RangeError, /^a: length 5 does not match m·k = 6/],
+  ['b too long', [A, f32(13), shape], RangeError, /^b: length 13 does not match k·n = 12/],
+  ['options is a string', [A, B, shape, 'cpu'], TypeError, /^options: /],
+  ['unknown option', [A, B, shape, { backnd: 'cpu' }], TypeError, /^options: unknown option 'backnd'/],
+  ['backend unknown', [A, B, shape, { backend: 'gpu' }], RangeError, /^backend: .*'gpu'/],
+  ['backend a number', [A, B, shape, { backend: 1 }], TypeError, /^backend: /],
+  ['kernel unknown', [A, B, shape, { kernel: 'fast' }], RangeError, /^kernel: .*'fast'/],
+  ['precision unknown', [A, B, shape, { precision: 'fp64' }], RangeError, /^precision: .*'fp64'/],
+  ['device negative', [A, B, shape, { device: -1 }], RangeError, /^device: /],
+  ['device fractional', [A, B, shape, { device: 0.5 }], RangeError, /^device: /],
+  ['device a string', [A, B, shape, { device: '0' }], TypeError, /^device: /],
+  ['out wrong type', [A, B, shape, { out: new Float64Array(8) }], TypeError, /^out: .*Float64Array/],
+  ['out wrong length', [A, B, shape, { out: f32(7) }], RangeError, /^out: length 7 does not match m·n = 8/],
+  ['out detached', [A, B, shape, { out: detached() }], TypeError, /^out: .*detached/],
+];
+
+function thrownBy(call: () => unknown): Error {
+  try {
+    call();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the call to throw');
+}
+
+function aliasedOut(): unknown[] {
+  const buffer = new Float32Array(64);
+  const a = buffer.subarray(0, 6);
+  const out = buffer.subarray(4, 12); // overlaps a's last two elements
+  return [a, B, shape, { out }];
+}
+
+describe.each(BAD_CALLS)('%s', (_name, args, ErrorType, message) => {
+  const call = args as Parameters<typeof matmulSync>;
+
+  test('matmulSync throws', () => {
+    expect(() => matmulSync(...call)).toThrow(ErrorType);
+    expect(() => matmulSync(...call)).toThrow(message);
+  });
+
+  test('matmul rejects and does not throw synchronously', async () => {
+    let promise: Promise<unknown> | undefined;
+    expect(() => {
+      promise = matmul(...call);
+    }).not.toThrow();
+    await expect(promise).rejects.toThrow(ErrorType);
+    await expect(matmul(...call)).rejects.toThrow(message);
+  });
+
+  test('the native binding alone throws the same', () => {
+    const [a, b, s, options] = args as [Float32Array, Float32Array, object, object];
+    for (const call of [() => native.matmulSync(a, b, s, options), () => native.matmul(a, b, s, options)]) {
+      const error = thrownBy(call);
+      // the addon's errors come from Node's main realm, not jest's sandbox: compare by name, not class
+      expect(error.name).toBe(ErrorType.name);
+      expect(error.message).toMatch(message);
+    }
+  });
+});
+
+describe('out sharing memory with an input', () => {
+  test('is refused by matmulSync, matmul and the native binding', async () => {
+    const args = aliasedOut() as Parameters<typeof matmulSync>;
+    expect(() => matmulSync(...args)).toThrow(/^out: must not share memory with a or b/);
+    await expect(matmul(...args)).rejects.toThrow(RangeError);
+    const [a, b, s, o] = aliasedOut() as [Float32Array, Float32Array, object, object];
+    expect(thrownBy(() => native.matmulSync(a, b, s, o)).name).toBe('RangeError');
+  });
+});
+
+describe('explicit choices that cannot be honoured', () => {
+  test("kernel 'muld' on backend 'cpu' is a RangeError", async () => {
+    await expect(matmul(A, B, shape, { backend: 'cpu', kernel: 'muld' })).rejects.toThrow(/^kernel: 'muld' is a CUDA kernel/);
+  });
+
+  test('a device index that does not exist is a RangeError (or CUDA is unavailable)', async () => {
+    const attempt = matmul(A, B, shape, { backend: 'cuda', device: 4096 });
+    await expect(attempt).rejects.toThrow(/device: 4096 does not exist|CUDA is unavailable/);
+  });
+
+  test('after errors, the next call still works', async () => {
+    await expect(matmul(f32(5), B, shape)).rejects.toThrow(RangeError);
+    const c = await matmul(A, B, shape, { backend: 'cpu' });
+    expect(Array.from(c)).toEqual(new Array(8).fill(3));
+  });
+});
