@@ -12,7 +12,7 @@ test('info() reports backend, devices and version, and a reason when CUDA is not
   expect(['cuda', 'cpu']).toContain(result.backend);
   expect(result.version).toBe(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version);
   expect(Array.isArray(result.devices)).toBe(true);
-  if (result.backend === 'cpu') expect(result.reason).toMatch(/\w{10,}/);
+  if (result.backend === 'cpu') expect(result.reason).toMatch(/driver|device|CUDA/);
   else {
     expect(result.devices.length).toBeGreaterThan(0);
     expect(result.devices[0]).toEqual(
