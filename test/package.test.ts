@@ -37,6 +37,8 @@ packageTest(
     fs.mkdirSync(app);
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
     run('npm', ['install', '--no-audit', '--no-fund', path.join(work, tarball)], { cwd: app });
+    // npm's defaults blocked the install script, so nothing was compiled: the prebuilt binary is what loads.
+    expect(fs.existsSync(path.join(app, 'node_modules', 'cuda-matmul', 'build'))).toBe(false);
 
     const cjs = run(process.execPath, ['-e', `
       const { matmulSync, info } = require('cuda-matmul');
