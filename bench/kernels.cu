@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "../native/blocktile.cu"
+#include "../native/cuda_check.h"
 #include "../native/muld.cu"
 
 using cuda_matmul::checkCuda;
@@ -131,12 +133,6 @@ Result measure(Problem& p, const Runner& run) {
   return {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, error};
 }
 
-void launchMuld(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
-  const dim3 block(cuda_matmul::BLOCK_SIZE, cuda_matmul::BLOCK_SIZE);
-  const dim3 grid((n + 15) / 16, (m + 15) / 16);
-  cuda_matmul::Muld<<<grid, block>>>(a, b, m, k, n, c);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,7 +141,9 @@ int main(int argc, char** argv) {
     long long m, k, n;
     if (std::sscanf(argv[i], "%lldx%lldx%lld", &m, &k, &n) == 3) shapes.push_back({m, k, n});
   }
-  if (shapes.empty()) shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4095, 4095, 4095}, {4096, 4096, 4096}};
+  if (shapes.empty())
+    shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4095, 4095, 4095}, {4096, 4096, 4096}, {8192, 8192, 8192},
+              {3000, 5000, 7001}, {64, 768, 100000}, {100000, 768, 64}};
 
   cublasHandle_t handle;
   checkCublas(cublasCreate(&handle), "create");
@@ -161,12 +159,14 @@ int main(int argc, char** argv) {
       const float one = 1, zero = 0;
       checkCublas(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n), "sgemm");
     });
-    const Result muld = measure(p, launchMuld);
     char name[64];
     std::snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)s[0], (long long)s[1], (long long)s[2]);
     std::printf("%-18s %-12s %10.3f %10.2f %10.2f %10.1e\n", name, "cublas-sgemm", cublas.ms, cublas.tflops, 1.0, cublas.error);
-    std::printf("%-18s %-12s %10.3f %10.2f %10.2f %10.1e\n", name, "muld", muld.ms, muld.tflops, muld.tflops / cublas.tflops,
-                muld.error);
+    for (const cuda_matmul::DeviceKernel* kernel : {&cuda_matmul::kMuldKernel, &cuda_matmul::kBlockTileKernel}) {
+      const Result r = measure(p, kernel->launch);
+      std::printf("%-18s %-12s %10.3f %10.2f %10.2f %10.1e\n", name, kernel->name, r.ms, r.tflops, r.tflops / cublas.tflops,
+                  r.error);
+    }
     freeProblem(p);
   }
   cublasDestroy(handle);

@@ -5,7 +5,7 @@
 const { matmulSync } = require('..');
 
 const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17]];
-const KERNELS = ['muld'];
+const KERNELS = ['muld', 'blocktile'];
 let failures = 0;
 for (const kernel of KERNELS) {
   for (const [m, k, n] of SHAPES) {

@@ -1,7 +1,7 @@
 /** Where a product runs. `'auto'` uses CUDA when a device is usable, else the CPU. */
 export type Backend = 'auto' | 'cuda' | 'cpu';
-/** Which CUDA kernel runs. `'auto'` lets the planner choose; `'muld'` is the classic 16×16 tiled kernel. */
-export type KernelName = 'auto' | 'muld';
+/** Which CUDA kernel runs. `'auto'` lets the planner choose; `'muld'` is the classic 16×16 tiled kernel, `'blocktile'` the register-blocked 128×128 one. */
+export type KernelName = 'auto' | 'muld' | 'blocktile';
 /** Arithmetic precision. Only `'fp32'` exists for now. */
 export type Precision = 'fp32';
 

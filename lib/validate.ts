@@ -4,7 +4,7 @@ import { types } from 'util';
 import type { MatmulOptions, Shape } from './types';
 
 const BACKENDS = ['auto', 'cuda', 'cpu'];
-const KERNELS = ['auto', 'muld'];
+const KERNELS = ['auto', 'muld', 'blocktile'];
 const PRECISIONS = ['fp32'];
 const OPTION_NAMES = ['backend', 'kernel', 'precision', 'out', 'device'];
 

@@ -81,13 +81,14 @@ Backend parseBackend(const std::string& text) {
   if (text.empty() || text == "auto") return Backend::Auto;
   if (text == "cuda") return Backend::Cuda;
   if (text == "cpu") return Backend::Cpu;
-  fail(ErrorKind::Range, "backend: expected 'auto', 'cuda' or 'cpu', got '" + text + "'");
+  fail(ErrorKind::Range, "backend: expected 'auto', 'cuda', 'cpu', got '" + text + "'");
 }
 
 Kernel parseKernel(const std::string& text) {
   if (text.empty() || text == "auto") return Kernel::Auto;
   if (text == "muld") return Kernel::Muld;
-  fail(ErrorKind::Range, "kernel: expected 'auto' or 'muld', got '" + text + "'");
+  if (text == "blocktile") return Kernel::BlockTile;
+  fail(ErrorKind::Range, "kernel: expected 'auto', 'muld', 'blocktile', got '" + text + "'");
 }
 
 void checkPrecision(const std::string& text) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "request.h"
+
 namespace cuda_matmul {
 
 struct CudaDeviceInfo {
@@ -24,8 +26,8 @@ struct CudaStatus {
 // Probed once per process (thread-safe), then cached.
 const CudaStatus& cudaStatus();
 
-// C = A·B with the seeds' shared-memory tiled kernel (Muld) through its host wrapper (Mul):
-// host pointers in and out. Throws MatmulError on any CUDA failure.
-void muldMultiply(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, int device);
+// C = A·B on `device` with the given kernel (not Kernel::Auto: the plan resolves that) through the host
+// wrapper Mul: host pointers in and out. Throws MatmulError on any CUDA failure.
+void cudaMultiply(Kernel kernel, const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, int device);
 
 }  // namespace cuda_matmul

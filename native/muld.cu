@@ -8,21 +8,17 @@
 //     skipped (bounds checks), rather than padding the matrices, which would need padded copies of A, B and C
 //     (extra device memory plus a 2-D copy each way). Cost measured in bench/NOTES.md (4095³ vs 4096³).
 //   - 64-bit indices (m·k may pass 2^31), const inputs, every CUDA call checked, buffers freed on every path.
-//   - Grids taller than CUDA's 65535 blocks in y are launched as several row slices.
+//   - Its host wrapper Mul now lives in device_matmul.cu and serves every kernel.
 // Measured (bench/NOTES.md): about 8 TFLOP/s at 4096³ on an H100 against cuBLAS's ~51.
 #include <cuda_runtime.h>
 
-#include <algorithm>
-
-#include "cuda_backend.h"
-#include "cuda_check.h"
+#include "device_kernels.h"
 
 namespace cuda_matmul {
 namespace {
 
 // Thread block size
 constexpr int BLOCK_SIZE = 16;
-constexpr int64_t kMaxGridY = 65535;
 
 // Device multiplication function called by Mul(): C = A·B.
 // hA is the height of A, wA the width of A (= height of B), wB the width of B.
@@ -57,53 +53,15 @@ __global__ void Muld(const float* A, const float* B, int64_t hA, int64_t wA, int
   if (row < hA && col < wB) C[row * wB + col] = Csub;
 }
 
-// A cudaMalloc'd buffer that is freed on every path, errors included.
-class DeviceBuffer {
- public:
-  DeviceBuffer(size_t bytes, const char* what) { checkCuda(cudaMalloc(&data_, std::max<size_t>(bytes, 1)), what); }
-  ~DeviceBuffer() { cudaFree(data_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  float* get() const { return static_cast<float*>(data_); }
-
- private:
-  void* data_ = nullptr;
-};
-
-// Host multiplication function: C = A·B for host arrays (A is hA×wA, B is wA×wB, C is hA×wB).
-void Mul(const float* A, const float* B, int64_t hA, int64_t wA, int64_t wB, float* C) {
-  const size_t sizeA = sizeof(float) * hA * wA, sizeB = sizeof(float) * wA * wB, sizeC = sizeof(float) * hA * wB;
-
-  // Load A and B to the device
-  DeviceBuffer Ad(sizeA, "cudaMalloc(A)");
-  checkCuda(cudaMemcpy(Ad.get(), A, sizeA, cudaMemcpyHostToDevice), "cudaMemcpy(A to device)");
-  DeviceBuffer Bd(sizeB, "cudaMalloc(B)");
-  checkCuda(cudaMemcpy(Bd.get(), B, sizeB, cudaMemcpyHostToDevice), "cudaMemcpy(B to device)");
-  // Allocate C on the device
-  DeviceBuffer Cd(sizeC, "cudaMalloc(C)");
-
-  // Execution configuration: enough blocks to cover C, rounding up; very tall C in several row slices
+void launchMuld(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
+  // Execution configuration: enough blocks to cover C, rounding up
   const dim3 dimBlock(BLOCK_SIZE, BLOCK_SIZE);
-  const int64_t tilesX = (wB + BLOCK_SIZE - 1) / BLOCK_SIZE;
-  const int64_t tilesY = (hA + BLOCK_SIZE - 1) / BLOCK_SIZE;
-  for (int64_t firstTile = 0; firstTile < tilesY; firstTile += kMaxGridY) {
-    const int64_t sliceTiles = std::min(kMaxGridY, tilesY - firstTile);
-    const int64_t firstRow = firstTile * BLOCK_SIZE;
-    const dim3 dimGrid(static_cast<unsigned>(tilesX), static_cast<unsigned>(sliceTiles));
-    // Launch the device computation
-    Muld<<<dimGrid, dimBlock>>>(Ad.get() + firstRow * wA, Bd.get(), std::min(hA - firstRow, sliceTiles * BLOCK_SIZE),
-                                wA, wB, Cd.get() + firstRow * wB);
-    checkCuda(cudaGetLastError(), "launching Muld");
-  }
-  // Read C from the device (this waits for the kernels and reports their errors)
-  checkCuda(cudaMemcpy(C, Cd.get(), sizeC, cudaMemcpyDeviceToHost), "cudaMemcpy(C to host)");
+  const dim3 dimGrid(static_cast<unsigned>((n + BLOCK_SIZE - 1) / BLOCK_SIZE), static_cast<unsigned>((m + BLOCK_SIZE - 1) / BLOCK_SIZE));
+  Muld<<<dimGrid, dimBlock>>>(a, b, m, k, n, c);
 }
 
 }  // namespace
 
-void muldMultiply(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, int device) {
-  checkCuda(cudaSetDevice(device), "cudaSetDevice");
-  Mul(a, b, m, k, n, c);
-}
+const DeviceKernel kMuldKernel{"muld", BLOCK_SIZE, launchMuld};
 
 }  // namespace cuda_matmul

@@ -12,12 +12,14 @@
 namespace cuda_matmul {
 namespace {
 
+std::string kernelName(Kernel kernel) { return kernel == Kernel::Muld ? "muld" : "blocktile"; }
+
 Backend resolveBackend(const MatmulRequest& request) {
   const CudaStatus& cuda = cudaStatus();
   switch (request.backend) {
     case Backend::Cpu:
       if (request.kernel != Kernel::Auto)
-        throw MatmulError(ErrorKind::Range, "kernel: 'muld' is a CUDA kernel and cannot run on backend 'cpu'");
+        throw MatmulError(ErrorKind::Range, "kernel: '" + kernelName(request.kernel) + "' is a CUDA kernel and cannot run on backend 'cpu'");
       return Backend::Cpu;
     case Backend::Cuda:
       if (!cuda.usable)
@@ -29,7 +31,7 @@ Backend resolveBackend(const MatmulRequest& request) {
   }
   if (cuda.usable) return Backend::Cuda;
   if (request.kernel != Kernel::Auto)
-    throw MatmulError(ErrorKind::Failure, "kernel 'muld' was requested but CUDA is unavailable: " + cuda.reason,
+    throw MatmulError(ErrorKind::Failure, "kernel '" + kernelName(request.kernel) + "' was requested but CUDA is unavailable: " + cuda.reason,
                       "ERR_CUDA_UNAVAILABLE");
   return Backend::Cpu;
 }
@@ -39,6 +41,11 @@ void checkDevice(int device) {
   if (device < 0 || device >= static_cast<int>(devices.size()))
     throw MatmulError(ErrorKind::Range, "device: " + std::to_string(device) + " does not exist; " +
                                             std::to_string(devices.size()) + " CUDA device(s) found");
+}
+
+// 'auto' takes the fastest kernel measured for every shape so far (bench/NOTES.md): blocktile.
+Kernel chooseKernel(const MatmulRequest& request) {
+  return request.kernel == Kernel::Auto ? Kernel::BlockTile : request.kernel;
 }
 
 }  // namespace
@@ -54,7 +61,7 @@ void runMatmul(const MatmulRequest& r) {
     std::fill(r.c, r.c + r.m * r.n, 0.0f);
     return;
   }
-  muldMultiply(r.a, r.b, r.c, r.m, r.k, r.n, r.device);
+  cudaMultiply(chooseKernel(r), r.a, r.b, r.c, r.m, r.k, r.n, r.device);
 }
 
 }  // namespace cuda_matmul

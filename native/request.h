@@ -7,7 +7,7 @@
 namespace cuda_matmul {
 
 enum class Backend { Auto, Cuda, Cpu };
-enum class Kernel { Auto, Muld };
+enum class Kernel { Auto, Muld, BlockTile };
 
 struct MatmulRequest {
   const float* a = nullptr;

@@ -2,7 +2,7 @@
 import { correctnessSuite } from './correctness.shared';
 import { describeGpu, gpuSuiteName, LARGE_SHAPES, SMALL_SHAPES } from './helpers';
 
-const KERNELS = ['muld'] as const;
+const KERNELS = ['muld', 'blocktile'] as const;
 
 describeGpu(gpuSuiteName('CUDA backend'), () => {
   describe.each(KERNELS)('kernel %s', (kernel) => {
