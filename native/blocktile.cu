@@ -6,7 +6,7 @@
 //   - A's tile is stored transposed in shared memory (As[k][m]) so both operands are read as float4;
 //   - global loads are float4 where the row length allows (K or N a multiple of 4), scalar and
 //     bounds-checked otherwise, so any shape works; edge tiles read zeros and skip out-of-range stores.
-// Measured: see bench/NOTES.md ("Step 1").
+// Measured on an H100 (bench/NOTES.md, "Step 1"): 30.1 TFLOP/s at 4096³ against Muld's 8.2 and cuBLAS's 51.4.
 #include <cuda_runtime.h>
 
 #include "device_kernels.h"
