@@ -1,5 +1,7 @@
-// GPU kernel benchmark: our kernels against cuBLAS on device-resident data, timed with CUDA events.
-// It includes the product's kernel sources directly, so it times exactly what ships.
+// GPU kernel benchmark: our kernels against cuBLAS (fp32 SGEMM and TF32) on device-resident data, timed with
+// CUDA events. It includes the product's kernel sources and tile rule directly, so it times exactly what
+// ships; "auto" is the kernel and tile that kernel: 'auto' picks for the shape. --tune adds every mma tile
+// and configurations not built into the product.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I native bench/kernels.cu -lcublas -o kernels && ./kernels [sizes...]
 // Method: U[-1,1] inputs, several input sets rotated so repeated runs do not measure L2 (50 MB on H100),
 // warm-up runs first, then the median of the timed runs; accuracy against a float64 GPU reference.
@@ -16,7 +18,9 @@
 
 #include "../native/blocktile.cu"
 #include "../native/cuda_check.h"
+#include "../native/mma.cu"
 #include "../native/muld.cu"
+#include "../native/plan_tiles.h"
 
 using cuda_matmul::checkCuda;
 
@@ -42,52 +46,58 @@ __global__ void fillUniform(float* x, int64_t count, uint64_t seed) {
   }
 }
 
-__global__ void referenceFloat64(const float* A, const float* B, double* C, int64_t m, int64_t k, int64_t n) {
+__global__ void referenceFloat64(const float* A, const float* B, double* C, int64_t m, int64_t k, int64_t n, int64_t lda,
+                                 int64_t ldb) {
   const int64_t row = blockIdx.y * int64_t(blockDim.y) + threadIdx.y, col = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (row >= m || col >= n) return;
   double sum = 0;
-  for (int64_t p = 0; p < k; ++p) sum += double(A[row * k + p]) * double(B[p * n + col]);
+  for (int64_t p = 0; p < k; ++p) sum += double(A[row * lda + p]) * double(B[p * ldb + col]);
   C[row * n + col] = sum;
 }
 
-// ‖C − R‖_F / ‖R‖_F on the host.
-double relativeError(const float* dC, const double* dRef, int64_t count) {
-  std::vector<float> c(count);
-  std::vector<double> ref(count);
-  checkCuda(cudaMemcpy(c.data(), dC, count * sizeof(float), cudaMemcpyDeviceToHost), "copy C");
-  checkCuda(cudaMemcpy(ref.data(), dRef, count * sizeof(double), cudaMemcpyDeviceToHost), "copy ref");
+// ‖C − R‖_F / ‖R‖_F on the host (C with row pitch ldc, R packed).
+double relativeError(const float* dC, int64_t ldc, const double* dRef, int64_t m, int64_t n) {
+  std::vector<float> c(m * ldc);
+  std::vector<double> ref(m * n);
+  checkCuda(cudaMemcpy(c.data(), dC, c.size() * sizeof(float), cudaMemcpyDeviceToHost), "copy C");
+  checkCuda(cudaMemcpy(ref.data(), dRef, ref.size() * sizeof(double), cudaMemcpyDeviceToHost), "copy ref");
   double diff = 0, norm = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    diff += (c[i] - ref[i]) * (c[i] - ref[i]);
-    norm += ref[i] * ref[i];
-  }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const double d = c[i * ldc + j] - ref[i * n + j];
+      diff += d * d;
+      norm += ref[i * n + j] * ref[i * n + j];
+    }
   return std::sqrt(diff / norm);
 }
 
+// One shape's inputs, laid out as the product's host wrapper Mul lays them out on the device: rows padded to
+// a multiple of 4 floats (no padding where k and n are multiples of 4). cuBLAS gets the same layout.
 struct Problem {
-  int64_t m, k, n;
+  int64_t m, k, n, lda, ldb, ldc;
   int sets;  // input sets rotated between runs
   std::vector<float*> a, b;
   float* c = nullptr;
   double* ref = nullptr;
+  cuda_matmul::GemmOperands operands(int set) const { return {a[set], b[set], c, m, k, n, lda, ldb, ldc}; }
 };
 
 Problem makeProblem(int64_t m, int64_t k, int64_t n) {
-  Problem p{m, k, n};
-  const double bytesPerSet = 4.0 * (m * k + k * n);
+  Problem p{m, k, n, (k + 3) / 4 * 4, (n + 3) / 4 * 4, (n + 3) / 4 * 4};
+  const double bytesPerSet = 4.0 * (m * p.lda + k * p.ldb);
   p.sets = std::max(1, std::min(8, static_cast<int>(std::ceil(200e6 / bytesPerSet))));
   for (int s = 0; s < p.sets; ++s) {
     float *a, *b;
-    checkCuda(cudaMalloc(&a, m * k * sizeof(float)), "malloc a");
-    checkCuda(cudaMalloc(&b, k * n * sizeof(float)), "malloc b");
-    fillUniform<<<1024, 256>>>(a, m * k, 1234 + 2 * s);
-    fillUniform<<<1024, 256>>>(b, k * n, 1235 + 2 * s);
+    checkCuda(cudaMalloc(&a, m * p.lda * sizeof(float)), "malloc a");
+    checkCuda(cudaMalloc(&b, k * p.ldb * sizeof(float)), "malloc b");
+    fillUniform<<<1024, 256>>>(a, m * p.lda, 1234 + 2 * s);
+    fillUniform<<<1024, 256>>>(b, k * p.ldb, 1235 + 2 * s);
     p.a.push_back(a);
     p.b.push_back(b);
   }
-  checkCuda(cudaMalloc(&p.c, m * n * sizeof(float)), "malloc c");
+  checkCuda(cudaMalloc(&p.c, m * p.ldc * sizeof(float)), "malloc c");
   checkCuda(cudaMalloc(&p.ref, m * n * sizeof(double)), "malloc ref");
-  referenceFloat64<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(p.a[0], p.b[0], p.ref, m, k, n);
+  referenceFloat64<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(p.a[0], p.b[0], p.ref, m, k, n, p.lda, p.ldb);
   checkCuda(cudaDeviceSynchronize(), "reference");
   return p;
 }
@@ -99,7 +109,7 @@ void freeProblem(Problem& p) {
   cudaFree(p.ref);
 }
 
-using Runner = std::function<void(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n)>;
+using Runner = std::function<void(const cuda_matmul::GemmOperands&)>;
 
 struct Result {
   double ms, tflops, error;
@@ -107,10 +117,10 @@ struct Result {
 
 Result measure(Problem& p, const Runner& run) {
   // accuracy first, on poisoned output, input set 0 (the one the reference used)
-  checkCuda(cudaMemset(p.c, 0xFF, p.m * p.n * sizeof(float)), "poison");
-  run(p.a[0], p.b[0], p.c, p.m, p.k, p.n);
+  checkCuda(cudaMemset(p.c, 0xFF, p.m * p.ldc * sizeof(float)), "poison");
+  run(p.operands(0));
   checkCuda(cudaDeviceSynchronize(), "run");
-  const double error = relativeError(p.c, p.ref, p.m * p.n);
+  const double error = relativeError(p.c, p.ldc, p.ref, p.m, p.n);
 
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
@@ -119,7 +129,7 @@ Result measure(Problem& p, const Runner& run) {
   for (int i = 0; i < kWarmup + kTimed; ++i) {
     const int s = i % p.sets;
     cudaEventRecord(start);
-    run(p.a[s], p.b[s], p.c, p.m, p.k, p.n);
+    run(p.operands(s));
     cudaEventRecord(stop);
     checkCuda(cudaEventSynchronize(stop), "timed run");
     float ms = 0;
@@ -133,12 +143,63 @@ Result measure(Problem& p, const Runner& run) {
   return {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, error};
 }
 
+// A kernel of the product, in one precision.
+Runner product(const cuda_matmul::DeviceKernel& kernel, cuda_matmul::Precision precision) {
+  return [&kernel, precision](const cuda_matmul::GemmOperands& operands) {
+    kernel.launch(operands, precision, nullptr);
+    checkCuda(cudaGetLastError(), kernel.name);
+  };
+}
+
+// Tile configurations tried while tuning (--tune) but not built into the product.
+template <class Cfg, cuda_matmul::Precision PRECISION>
+Runner variant() {
+  return [](const cuda_matmul::GemmOperands& operands) {
+    cuda_matmul::launchMma<Cfg>(operands, PRECISION, nullptr);
+    checkCuda(cudaGetLastError(), "variant");
+  };
+}
+
+struct Candidate {
+  std::string name;
+  bool tf32;  // compared with cuBLAS TF32, else with cuBLAS SGEMM
+  Runner run;
+};
+
+// What kernel: 'auto' runs on this GPU for this shape (native/plan.cpp + plan_tiles.h, sm_80 and newer).
+const cuda_matmul::DeviceKernel& autoKernel(int64_t m, int64_t n, int multiprocessors) {
+  return cuda_matmul::kMmaKernels[static_cast<int>(cuda_matmul::chooseMmaTile(m, n, multiprocessors))];
+}
+
+std::vector<Candidate> candidates(const Problem& p, int multiprocessors, bool tune) {
+  using namespace cuda_matmul;
+  const DeviceKernel& chosen = autoKernel(p.m, p.n, multiprocessors);
+  std::vector<Candidate> list = {{"muld", false, product(kMuldKernel, Precision::Fp32)},
+                                 {"blocktile", false, product(kBlockTileKernel, Precision::Fp32)},
+                                 {std::string("auto = ") + chosen.name, false, product(chosen, Precision::Fp32)},
+                                 {std::string("auto tf32 = ") + chosen.name, true, product(chosen, Precision::Tf32)}};
+  if (p.m * p.k * p.n > (int64_t(1) << 37)) list.erase(list.begin());  // Muld at 8192³: minutes
+  if (tune) {
+    for (const auto& kernel : kMmaKernels) list.push_back({kernel.name, false, product(kernel, Precision::Fp32)});
+    for (const auto& kernel : kMmaKernels) list.push_back({std::string(kernel.name) + " tf32", true, product(kernel, Precision::Tf32)});
+    constexpr Precision fp32 = Precision::Fp32, tf32 = Precision::Tf32;
+    list.push_back({"t 128x128 w64x32 k16s4", false, variant<MmaConfig<128, 128, 16, 2, 4, 4>, fp32>()});
+    list.push_back({"t 128x128 w32x64 k16s4", false, variant<MmaConfig<128, 128, 16, 4, 2, 4>, fp32>()});
+    list.push_back({"t 128x128 w64x32 k32s3", false, variant<MmaConfig<128, 128, 32, 2, 4, 3>, fp32>()});
+    list.push_back({"t 128x128 w64x32 k16s4 tf32", true, variant<MmaConfig<128, 128, 16, 2, 4, 4>, tf32>()});
+    list.push_back({"t 128x256 w64x64 k32s3 tf32", true, variant<MmaConfig<128, 256, 32, 2, 4, 3>, tf32>()});
+  }
+  return list;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::array<int64_t, 3>> shapes;
+  bool tune = false;
   for (int i = 1; i < argc; ++i) {
     long long m, k, n;
+    if (std::string(argv[i]) == "--tune") tune = true;
     if (std::sscanf(argv[i], "%lldx%lldx%lld", &m, &k, &n) == 3) shapes.push_back({m, k, n});
   }
   if (shapes.empty())
@@ -151,24 +212,46 @@ int main(int argc, char** argv) {
   cudaGetDeviceProperties(&props, 0);
   std::printf("device: %s (sm_%d%d), %d warm-up + %d timed runs, median\n", props.name, props.major, props.minor,
               kWarmup, kTimed);
-  std::printf("%-18s %-12s %10s %10s %10s %10s\n", "shape (m×k×n)", "kernel", "ms", "TFLOP/s", "vs cuBLAS", "rel.err");
+  std::printf("%-18s %-30s %10s %10s %10s %10s\n", "shape (m×k×n)", "kernel", "ms", "TFLOP/s", "vs cuBLAS", "rel.err");
+  struct SummaryRow {
+    std::string shape, kernel;
+    double tflops, cublasTflops, error, cublasError;
+  };
+  std::vector<SummaryRow> summary;
   for (const auto& s : shapes) {
     Problem p = makeProblem(s[0], s[1], s[2]);
     // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: cuBLAS gets B first.
-    const Result cublas = measure(p, [&](const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
-      const float one = 1, zero = 0;
-      checkCublas(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n), "sgemm");
-    });
+    auto cublas = [&](cublasComputeType_t compute) {
+      return [&handle, compute](const cuda_matmul::GemmOperands& o) {
+        const float one = 1, zero = 0;
+        checkCublas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, o.n, o.m, o.k, &one, o.b, CUDA_R_32F, o.ldb, o.a,
+                                 CUDA_R_32F, o.lda, &zero, o.c, CUDA_R_32F, o.ldc, compute, CUBLAS_GEMM_DEFAULT),
+                    "gemm");
+      };
+    };
+    const Result sgemm = measure(p, cublas(CUBLAS_COMPUTE_32F));
+    const Result tf32 = measure(p, cublas(CUBLAS_COMPUTE_32F_FAST_TF32));
     char name[64];
     std::snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)s[0], (long long)s[1], (long long)s[2]);
-    std::printf("%-18s %-12s %10.3f %10.2f %10.2f %10.1e\n", name, "cublas-sgemm", cublas.ms, cublas.tflops, 1.0, cublas.error);
-    for (const cuda_matmul::DeviceKernel* kernel : {&cuda_matmul::kMuldKernel, &cuda_matmul::kBlockTileKernel}) {
-      const Result r = measure(p, kernel->launch);
-      std::printf("%-18s %-12s %10.3f %10.2f %10.2f %10.1e\n", name, kernel->name, r.ms, r.tflops, r.tflops / cublas.tflops,
+    auto print = [&](const std::string& kernel, const Result& r, const Result& base) {
+      std::printf("%-18s %-30s %10.3f %10.2f %10.2f %10.1e\n", name, kernel.c_str(), r.ms, r.tflops, r.tflops / base.tflops,
                   r.error);
+    };
+    print("cublas sgemm", sgemm, sgemm);
+    print("cublas tf32", tf32, tf32);
+    for (const Candidate& c : candidates(p, props.multiProcessorCount, tune)) {
+      const Result r = measure(p, c.run);
+      print(c.name, r, c.tf32 ? tf32 : sgemm);
+      if (c.name.rfind("auto", 0) == 0)
+        summary.push_back({name, c.name, r.tflops, (c.tf32 ? tf32 : sgemm).tflops, r.error, (c.tf32 ? tf32 : sgemm).error});
     }
     freeProblem(p);
   }
+  std::printf("\nsummary: kernel: 'auto' against cuBLAS (SGEMM for fp32, TF32 for tf32), same inputs, same run\n");
+  std::printf("%-18s %-28s %9s %9s %7s %9s %9s\n", "shape", "auto", "TFLOP/s", "cuBLAS", "ratio", "err", "cuBLAS err");
+  for (const SummaryRow& row : summary)
+    std::printf("%-18s %-28s %9.1f %9.1f %7.2f %9.1e %9.1e\n", row.shape.c_str(), row.kernel.c_str(), row.tflops,
+                row.cublasTflops, row.tflops / row.cublasTflops, row.error, row.cublasError);
   cublasDestroy(handle);
   return 0;
 }

@@ -4,14 +4,18 @@
 'use strict';
 const { matmulSync } = require('..');
 
-const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17]];
-const KERNELS = ['muld', 'blocktile'];
+// The last three make the plan pick each of mma's larger block tiles (test/helpers.ts, MMA_TILE_SHAPES).
+const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601]];
+const RUNS = [
+  ...['muld', 'blocktile', 'mma'].map((kernel) => ({ kernel, precision: 'fp32', tolerance: 1e-5 })),
+  { kernel: 'mma', precision: 'tf32', tolerance: 1e-3 },
+];
 let failures = 0;
-for (const kernel of KERNELS) {
+for (const { kernel, precision, tolerance } of RUNS) {
   for (const [m, k, n] of SHAPES) {
     const a = Float32Array.from({ length: m * k }, () => Math.random() * 2 - 1);
     const b = Float32Array.from({ length: k * n }, () => Math.random() * 2 - 1);
-    const c = matmulSync(a, b, { m, k, n }, { backend: 'cuda', kernel });
+    const c = matmulSync(a, b, { m, k, n }, { backend: 'cuda', kernel, precision });
     const ref = matmulSync(a, b, { m, k, n }, { backend: 'cpu' });
     let diff = 0;
     let norm = 0;
@@ -20,8 +24,8 @@ for (const kernel of KERNELS) {
       norm += ref[i] ** 2;
     }
     const error = Math.sqrt(diff / norm);
-    if (!(error < 1e-5)) failures++;
-    console.log(`${kernel} ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
+    if (!(error < tolerance)) failures++;
+    console.log(`${kernel} ${precision} ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }
 }
 process.exit(failures ? 1 : 0);

@@ -1,9 +1,16 @@
 /** Where a product runs. `'auto'` uses CUDA when a device is usable, else the CPU. */
 export type Backend = 'auto' | 'cuda' | 'cpu';
-/** Which CUDA kernel runs. `'auto'` lets the planner choose; `'muld'` is the classic 16×16 tiled kernel, `'blocktile'` the register-blocked 128×128 one. */
-export type KernelName = 'auto' | 'muld' | 'blocktile';
-/** Arithmetic precision. Only `'fp32'` exists for now. */
-export type Precision = 'fp32';
+/**
+ * Which CUDA kernel runs. `'auto'` lets the planner choose per shape and device; `'muld'` is the classic 16×16
+ * tiled kernel, `'blocktile'` the register-blocked 128×128 FFMA one, `'mma'` the tensor-core one (compute
+ * capability 8.0+; 3xTF32 for fp32 accuracy).
+ */
+export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma';
+/**
+ * Arithmetic precision. `'fp32'` (default): float32 accuracy. `'tf32'`: tensor-core TF32 products, about
+ * 3e-4 relative error, faster; kernels and backends without such a mode compute it in fp32.
+ */
+export type Precision = 'fp32' | 'tf32';
 
 /** C (m×n) = A (m×k) · B (k×n), all row-major. */
 export interface Shape {

@@ -4,8 +4,8 @@ import { types } from 'util';
 import type { MatmulOptions, Shape } from './types';
 
 const BACKENDS = ['auto', 'cuda', 'cpu'];
-const KERNELS = ['auto', 'muld', 'blocktile'];
-const PRECISIONS = ['fp32'];
+const KERNELS = ['auto', 'muld', 'blocktile', 'mma'];
+const PRECISIONS = ['fp32', 'tf32'];
 const OPTION_NAMES = ['backend', 'kernel', 'precision', 'out', 'device'];
 
 function describe(value: unknown): string {

@@ -85,14 +85,19 @@ Backend parseBackend(const std::string& text) {
 }
 
 Kernel parseKernel(const std::string& text) {
-  if (text.empty() || text == "auto") return Kernel::Auto;
-  if (text == "muld") return Kernel::Muld;
-  if (text == "blocktile") return Kernel::BlockTile;
-  fail(ErrorKind::Range, "kernel: expected 'auto', 'muld', 'blocktile', got '" + text + "'");
+  if (text.empty()) return Kernel::Auto;
+  std::string expected;
+  for (const KernelName& known : kKernelNames) {
+    if (text == known.name) return known.kernel;
+    expected += std::string(expected.empty() ? "" : ", ") + "'" + known.name + "'";
+  }
+  fail(ErrorKind::Range, "kernel: expected " + expected + ", got '" + text + "'");
 }
 
-void checkPrecision(const std::string& text) {
-  if (!text.empty() && text != "fp32") fail(ErrorKind::Range, "precision: expected 'fp32', got '" + text + "'");
+Precision parsePrecision(const std::string& text) {
+  if (text.empty() || text == "fp32") return Precision::Fp32;
+  if (text == "tf32") return Precision::Tf32;
+  fail(ErrorKind::Range, "precision: expected 'fp32', 'tf32', got '" + text + "'");
 }
 
 int parseDevice(const Napi::Object& options) {
@@ -145,7 +150,7 @@ MatmulCall parseMatmulCall(const Napi::CallbackInfo& info) {
   rejectUnknownOptions(options);
   r.backend = parseBackend(optionalString(options, "backend"));
   r.kernel = parseKernel(optionalString(options, "kernel"));
-  checkPrecision(optionalString(options, "precision"));
+  r.precision = parsePrecision(optionalString(options, "precision"));
   r.device = parseDevice(options);
 
   const Napi::Value out = options.Get("out");

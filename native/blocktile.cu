@@ -30,7 +30,7 @@ __device__ __forceinline__ float4 loadFour(const float* row, int64_t col, int64_
 
 __global__ void __launch_bounds__(THREADS)
     blockTile(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int64_t M, int64_t K,
-              int64_t N) {
+              int64_t N, int64_t lda, int64_t ldb, int64_t ldc, bool vectorA, bool vectorB) {
   __shared__ float As[BK][BM + 4];  // transposed; +4 keeps float4 alignment and spreads the transposing stores
   __shared__ float Bs[BK][BN];
 
@@ -38,8 +38,6 @@ __global__ void __launch_bounds__(THREADS)
   const int64_t blockRow = static_cast<int64_t>(blockIdx.y) * BM;
   const int64_t blockCol = static_cast<int64_t>(blockIdx.x) * BN;
   const int threadRow = tid / (BN / TN), threadCol = tid % (BN / TN);
-  // float4 global loads need 16-byte aligned rows: device buffers are, so the row length decides.
-  const bool vectorA = K % 4 == 0, vectorB = N % 4 == 0;
 
   // Which float4 of the A and B tiles this thread loads.
   const int aRow = tid / (BK / 4), aCol = (tid % (BK / 4)) * 4;
@@ -50,13 +48,13 @@ __global__ void __launch_bounds__(THREADS)
 
   for (int64_t k0 = 0; k0 < K; k0 += BK) {
     const int64_t ga = blockRow + aRow;
-    const float4 a = ga < M ? loadFour(A + ga * K, k0 + aCol, K, vectorA) : make_float4(0, 0, 0, 0);
+    const float4 a = ga < M ? loadFour(A + ga * lda, k0 + aCol, K, vectorA) : make_float4(0, 0, 0, 0);
     As[aCol + 0][aRow] = a.x;
     As[aCol + 1][aRow] = a.y;
     As[aCol + 2][aRow] = a.z;
     As[aCol + 3][aRow] = a.w;
     const int64_t gb = k0 + bRow;
-    const float4 b = gb < K ? loadFour(B + gb * N, blockCol + bCol, N, vectorB) : make_float4(0, 0, 0, 0);
+    const float4 b = gb < K ? loadFour(B + gb * ldb, blockCol + bCol, N, vectorB) : make_float4(0, 0, 0, 0);
     *reinterpret_cast<float4*>(&Bs[bRow][bCol]) = b;
     __syncthreads();
 
@@ -80,7 +78,7 @@ __global__ void __launch_bounds__(THREADS)
   for (int i = 0; i < TM; ++i) {
     const int64_t row = blockRow + threadRow * TM + i;
     if (row >= M) break;
-    float* cRow = C + row * N;
+    float* cRow = C + row * ldc;
 #pragma unroll
     for (int j = 0; j < TN; j += 4) {
       const int64_t col = blockCol + threadCol * TN + j;
@@ -94,9 +92,13 @@ __global__ void __launch_bounds__(THREADS)
   }
 }
 
-void launchBlockTile(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
-  const dim3 grid(static_cast<unsigned>((n + BN - 1) / BN), static_cast<unsigned>((m + BM - 1) / BM));
-  blockTile<<<grid, THREADS>>>(a, b, c, m, k, n);
+// FFMA only: a 'tf32' request is computed in fp32.
+void launchBlockTile(const GemmOperands& o, Precision, cudaStream_t stream) {
+  // float4 global loads need every row 16-byte aligned: the base pointer and the row pitch decide.
+  const bool vectorA = rowsAligned16(o.a, o.lda);
+  const bool vectorB = rowsAligned16(o.b, o.ldb) && rowsAligned16(o.c, o.ldc);
+  const dim3 grid(static_cast<unsigned>((o.n + BN - 1) / BN), static_cast<unsigned>((o.m + BM - 1) / BM));
+  blockTile<<<grid, THREADS, 0, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, vectorA, vectorB);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@ const CudaStatus& cudaStatus() {
   return status;
 }
 
-void cudaMultiply(Kernel, const float*, const float*, float*, int64_t, int64_t, int64_t, int) {
+void cudaMultiply(const KernelPlan&, const float*, const float*, float*, int64_t, int64_t, int64_t, int) {
   throw MatmulError(ErrorKind::Failure, cudaStatus().reason, "ERR_CUDA_UNAVAILABLE");
 }
 

@@ -1,4 +1,4 @@
-// What the rest of the addon may ask of CUDA. Implemented by cuda_device.cu + muld.cu when the addon is
+// What the rest of the addon may ask of CUDA. Implemented by cuda_device.cu + device_matmul.cu when the addon is
 // built with nvcc, and by cuda_absent.cpp in a CPU-only build, so no other file needs #ifdefs.
 #pragma once
 
@@ -14,6 +14,8 @@ struct CudaDeviceInfo {
   int index = 0;
   std::string name;
   std::string computeCapability;  // "9.0"
+  int major = 0, minor = 0;       // the same, as numbers
+  int multiprocessors = 0;
   uint64_t totalMemory = 0;       // bytes
 };
 
@@ -26,8 +28,9 @@ struct CudaStatus {
 // Probed once per process (thread-safe), then cached.
 const CudaStatus& cudaStatus();
 
-// C = A·B on `device` with the given kernel (not Kernel::Auto: the plan resolves that) through the host
-// wrapper Mul: host pointers in and out. Throws MatmulError on any CUDA failure.
-void cudaMultiply(Kernel kernel, const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, int device);
+// C = A·B on `device` as the plan decided (kernel, tile, precision) through the host wrapper Mul: host
+// pointers in and out. Throws MatmulError on any CUDA failure.
+void cudaMultiply(const KernelPlan& plan, const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n,
+                  int device);
 
 }  // namespace cuda_matmul

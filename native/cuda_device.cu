@@ -66,6 +66,7 @@ CudaStatus probe() {
     cudaDeviceProp props{};
     if (cudaGetDeviceProperties(&props, index) != cudaSuccess) continue;
     status.devices.push_back({index, props.name, std::to_string(props.major) + "." + std::to_string(props.minor),
+                              props.major, props.minor, props.multiProcessorCount,
                               static_cast<uint64_t>(props.totalGlobalMem)});
   }
   status.usable = !status.devices.empty();

@@ -1,18 +1,36 @@
 // The CUDA kernels the planner can choose from, each behind one launch function with the same signature:
-// device pointers, C (m×n) = A (m×k) · B (k×n), row-major, launched on the current device's default stream.
+// C (m×n) = A (m×k) · B (k×n) on device pointers, row-major with leading dimensions (row pitches, in floats)
+// lda ≥ k, ldb ≥ n, ldc ≥ n, launched on `stream`. Kernels without a faster, less exact mode compute 'tf32'
+// requests in full fp32 (more accurate than asked).
 #pragma once
+
+#include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "request.h"
+
 namespace cuda_matmul {
+
+struct GemmOperands {
+  const float* a;
+  const float* b;
+  float* c;
+  int64_t m, k, n;
+  int64_t lda, ldb, ldc;
+};
+
+// Whether every row of a matrix at p with row pitch ld starts 16-byte aligned (float4 / 16-byte copies).
+inline bool rowsAligned16(const float* p, int64_t ld) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0; }
 
 struct DeviceKernel {
   const char* name;
   int64_t rowsPerBlock;  // rows of C one block row covers; the host wrapper slices taller grids by it
-  void (*launch)(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n);
+  void (*launch)(const GemmOperands& operands, Precision precision, cudaStream_t stream);
 };
 
-extern const DeviceKernel kMuldKernel;       // muld.cu: step 0, the seeds' 16×16 shared-memory tiles
-extern const DeviceKernel kBlockTileKernel;  // blocktile.cu: step 1, 128×128 blocks, 8×8 per thread
+extern const DeviceKernel kMuldKernel;                 // muld.cu: step 0, the seeds' 16×16 shared-memory tiles
+extern const DeviceKernel kBlockTileKernel;            // blocktile.cu: step 1, 128×128 blocks, 8×8 per thread
+extern const DeviceKernel kMmaKernels[kMmaTileCount];  // mma.cu: step 2, tensor cores (3xTF32), by MmaTile
 
 }  // namespace cuda_matmul

@@ -21,8 +21,9 @@ namespace {
 constexpr int BLOCK_SIZE = 16;
 
 // Device multiplication function called by Mul(): C = A·B.
-// hA is the height of A, wA the width of A (= height of B), wB the width of B.
-__global__ void Muld(const float* A, const float* B, int64_t hA, int64_t wA, int64_t wB, float* C) {
+// hA is the height of A, wA the width of A (= height of B), wB the width of B; lda, ldb, ldc the row pitches.
+__global__ void Muld(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t hA, int64_t wA, int64_t wB,
+                     float* C, int64_t ldc) {
   // Block index
   const int bx = blockIdx.x;
   const int by = blockIdx.y;
@@ -41,8 +42,8 @@ __global__ void Muld(const float* A, const float* B, int64_t hA, int64_t wA, int
     __shared__ float Bs[BLOCK_SIZE][BLOCK_SIZE];
 
     // Each thread loads one element of each tile; outside the matrices it loads 0, which adds nothing
-    As[ty][tx] = (row < hA && t + tx < wA) ? A[row * wA + t + tx] : 0.0f;
-    Bs[ty][tx] = (t + ty < wA && col < wB) ? B[(t + ty) * wB + col] : 0.0f;
+    As[ty][tx] = (row < hA && t + tx < wA) ? A[row * lda + t + tx] : 0.0f;
+    Bs[ty][tx] = (t + ty < wA && col < wB) ? B[(t + ty) * ldb + col] : 0.0f;
     // Make sure both tiles are loaded before anyone reads them
     __syncthreads();
 
@@ -50,14 +51,16 @@ __global__ void Muld(const float* A, const float* B, int64_t hA, int64_t wA, int
     // Make sure the tile product is done before the next iteration overwrites the tiles
     __syncthreads();
   }
-  if (row < hA && col < wB) C[row * wB + col] = Csub;
+  if (row < hA && col < wB) C[row * ldc + col] = Csub;
 }
 
-void launchMuld(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
+// Muld has no faster, less exact mode: a 'tf32' request is computed in fp32.
+void launchMuld(const GemmOperands& o, Precision, cudaStream_t stream) {
   // Execution configuration: enough blocks to cover C, rounding up
   const dim3 dimBlock(BLOCK_SIZE, BLOCK_SIZE);
-  const dim3 dimGrid(static_cast<unsigned>((n + BLOCK_SIZE - 1) / BLOCK_SIZE), static_cast<unsigned>((m + BLOCK_SIZE - 1) / BLOCK_SIZE));
-  Muld<<<dimGrid, dimBlock>>>(a, b, m, k, n, c);
+  const dim3 dimGrid(static_cast<unsigned>((o.n + BLOCK_SIZE - 1) / BLOCK_SIZE),
+                     static_cast<unsigned>((o.m + BLOCK_SIZE - 1) / BLOCK_SIZE));
+  Muld<<<dimGrid, dimBlock, 0, stream>>>(o.a, o.lda, o.b, o.ldb, o.m, o.k, o.n, o.c, o.ldc);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The plan: backend and kernel selection. 'auto' prefers CUDA when a device is usable and falls back to the
-// CPU otherwise (info().reason says why); an explicit choice that cannot be honoured is an error, never a
+// The plan: backend, kernel, tile and precision. 'auto' prefers CUDA when a device is usable and falls back to
+// the CPU otherwise (info().reason says why); an explicit choice that cannot be honoured is an error, never a
 // silent substitution.
 #include "plan.h"
 
@@ -8,11 +8,19 @@
 #include "cpu_gemm.h"
 #include "cuda_backend.h"
 #include "errors.h"
+#include "plan_tiles.h"
 
 namespace cuda_matmul {
 namespace {
 
-std::string kernelName(Kernel kernel) { return kernel == Kernel::Muld ? "muld" : "blocktile"; }
+// The tensor-core kernel's mma.sync TF32 and cp.async need compute capability 8.0 (Ampere) or newer.
+constexpr int kMmaMinimumMajor = 8;
+
+std::string kernelName(Kernel kernel) {
+  for (const KernelName& known : kKernelNames)
+    if (known.kernel == kernel) return known.name;
+  return "?";
+}
 
 Backend resolveBackend(const MatmulRequest& request) {
   const CudaStatus& cuda = cudaStatus();
@@ -36,32 +44,45 @@ Backend resolveBackend(const MatmulRequest& request) {
   return Backend::Cpu;
 }
 
-void checkDevice(int device) {
+const CudaDeviceInfo& checkDevice(int device) {
   const auto& devices = cudaStatus().devices;
   if (device < 0 || device >= static_cast<int>(devices.size()))
     throw MatmulError(ErrorKind::Range, "device: " + std::to_string(device) + " does not exist; " +
                                             std::to_string(devices.size()) + " CUDA device(s) found");
+  return devices[device];
 }
 
-// 'auto' takes the fastest kernel measured for every shape so far (bench/NOTES.md): blocktile.
-Kernel chooseKernel(const MatmulRequest& request) {
-  return request.kernel == Kernel::Auto ? Kernel::BlockTile : request.kernel;
+// 'auto' takes the fastest kernel measured (bench/NOTES.md): the tensor-core kernel where the device has
+// tensor cores it can use (3xTF32 beats FFMA at every shape measured, at better than fp32 accuracy), else
+// blocktile. Muld is never the fastest; it stays selectable as the readable baseline.
+KernelPlan planKernel(const MatmulRequest& request, const CudaDeviceInfo& device) {
+  const bool mmaRuns = device.major >= kMmaMinimumMajor;
+  if (request.kernel == Kernel::Mma && !mmaRuns)
+    throw MatmulError(ErrorKind::Failure,
+                      "kernel 'mma' needs compute capability " + std::to_string(kMmaMinimumMajor) + ".0 or newer; device " +
+                          std::to_string(device.index) + " (" + device.name + ") is " + device.computeCapability,
+                      "ERR_KERNEL_UNSUPPORTED");
+  KernelPlan plan;
+  plan.precision = request.precision;
+  plan.kernel = request.kernel != Kernel::Auto ? request.kernel : mmaRuns ? Kernel::Mma : Kernel::BlockTile;
+  if (plan.kernel == Kernel::Mma) plan.tile = chooseMmaTile(request.m, request.n, device.multiprocessors);
+  return plan;
 }
 
 }  // namespace
 
 void runMatmul(const MatmulRequest& r) {
   if (resolveBackend(r) == Backend::Cpu) {
-    cpuGemm(r.a, r.b, r.c, r.m, r.k, r.n);
+    cpuGemm(r.a, r.b, r.c, r.m, r.k, r.n);  // fp32 whatever the precision asked: 'tf32' only permits less
     return;
   }
-  checkDevice(r.device);
+  const KernelPlan plan = planKernel(r, checkDevice(r.device));
   if (r.m == 0 || r.n == 0) return;
   if (r.k == 0) {  // an empty sum: zeros, with no device round trip
     std::fill(r.c, r.c + r.m * r.n, 0.0f);
     return;
   }
-  cudaMultiply(chooseKernel(r), r.a, r.b, r.c, r.m, r.k, r.n, r.device);
+  cudaMultiply(plan, r.a, r.b, r.c, r.m, r.k, r.n, r.device);
 }
 
 }  // namespace cuda_matmul

@@ -7,7 +7,19 @@
 namespace cuda_matmul {
 
 enum class Backend { Auto, Cuda, Cpu };
-enum class Kernel { Auto, Muld, BlockTile };
+enum class Kernel { Auto, Muld, BlockTile, Mma };
+struct KernelName {
+  Kernel kernel;
+  const char* name;  // as JavaScript spells it
+};
+inline constexpr KernelName kKernelNames[] = {
+    {Kernel::Auto, "auto"}, {Kernel::Muld, "muld"}, {Kernel::BlockTile, "blocktile"}, {Kernel::Mma, "mma"}};
+// fp32: float32 accuracy (default). tf32: tensor-core TF32 products, ~1e-4 relative error, faster.
+enum class Precision { Fp32, Tf32 };
+// The block tiles (rows × columns of C) the mma kernel is built for; the plan picks one per shape
+// (plan_tiles.h). kMmaKernels in device_kernels.h lists them in this order.
+enum class MmaTile { Rows128Cols128, Rows128Cols64, Rows64Cols128, Rows64Cols64 };
+constexpr int kMmaTileCount = 4;
 
 struct MatmulRequest {
   const float* a = nullptr;
@@ -16,7 +28,15 @@ struct MatmulRequest {
   int64_t m = 0, k = 0, n = 0;
   Backend backend = Backend::Auto;
   Kernel kernel = Kernel::Auto;
+  Precision precision = Precision::Fp32;
   int device = 0;
+};
+
+// What the plan decided for a CUDA run: which kernel, at which tile shape (mma only), in which precision.
+struct KernelPlan {
+  Kernel kernel = Kernel::BlockTile;
+  MmaTile tile = MmaTile::Rows128Cols128;
+  Precision precision = Precision::Fp32;
 };
 
 }  // namespace cuda_matmul

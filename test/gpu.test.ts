@@ -1,14 +1,24 @@
-// The GPU suite: every CUDA kernel on every shape. Without a usable GPU it is reported as skipped.
+// The GPU suite: every CUDA kernel on every shape, in both precisions. Without a usable GPU it is reported
+// as skipped.
 import { correctnessSuite } from './correctness.shared';
-import { describeGpu, gpuSuiteName, LARGE_SHAPES, SMALL_SHAPES } from './helpers';
+import { describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, SMALL_SHAPES } from './helpers';
 
-const KERNELS = ['muld', 'blocktile'] as const;
+const KERNELS = ['muld', 'blocktile', 'mma'] as const;
+const FP32_TOLERANCE = 1e-5;
+const TF32_TOLERANCE = 1e-3;
 
 describeGpu(gpuSuiteName('CUDA backend'), () => {
   describe.each(KERNELS)('kernel %s', (kernel) => {
-    correctnessSuite({ backend: 'cuda', kernel }, [...SMALL_SHAPES, ...LARGE_SHAPES], 1e-5);
+    correctnessSuite({ backend: 'cuda', kernel }, [...SMALL_SHAPES, ...LARGE_SHAPES], FP32_TOLERANCE);
+  });
+  describe('kernel mma, every block tile the plan can pick', () => {
+    correctnessSuite({ backend: 'cuda', kernel: 'mma' }, MMA_TILE_SHAPES, FP32_TOLERANCE);
+  });
+  describe.each(KERNELS)('kernel %s, precision tf32', (kernel) => {
+    correctnessSuite({ backend: 'cuda', kernel, precision: 'tf32' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES], TF32_TOLERANCE);
   });
   describe('kernel auto', () => {
-    correctnessSuite({ backend: 'auto' }, SMALL_SHAPES, 1e-5);
+    correctnessSuite({ backend: 'auto' }, [...SMALL_SHAPES, ...MMA_TILE_SHAPES], FP32_TOLERANCE);
+    correctnessSuite({ backend: 'auto', precision: 'tf32' }, SMALL_SHAPES, TF32_TOLERANCE);
   });
 });

@@ -83,6 +83,17 @@ export const LARGE_SHAPES: Case[] = [
   { m: 17, k: 4099, n: 33 },
 ];
 
+/**
+ * Shapes for which the plan picks each of the mma kernel's block tiles on a GPU of up to 132 SMs
+ * (native/plan_tiles.h): 128×128 (a grid of ≥ 1.5 blocks per SM), 128×64 (n ≤ 64), 64×128 (m ≤ 64);
+ * small grids get 64×64, as SMALL_SHAPES do.
+ */
+export const MMA_TILE_SHAPES: Case[] = [
+  { m: 2100, k: 67, n: 1999 },
+  { m: 25345, k: 9, n: 37 },
+  { m: 33, k: 9, n: 25601 },
+];
+
 export const EMPTY_SHAPES: Case[] = [
   { m: 0, k: 5, n: 7 },
   { m: 5, k: 7, n: 0 },

@@ -1,0 +1,32 @@
+// Which block tile the mma kernel uses for an m×n product: the plan's tuning rule, in its own header so that
+// bench/kernels.cu times exactly what 'auto' picks. Measured on an H100 (bench/NOTES.md, step 2):
+//   - 128×128 tiles reuse each loaded element most and win once the grid fills the GPU
+//     (2048³ and up: 1.04× cuBLAS against 0.85–0.91× for the smaller tiles);
+//   - a side of 64 or less gets a 64-wide tile, not a half-empty 128 one (64×768×100000: 0.95× with 64×128,
+//     0.58× with 128×128; 100000×768×64: 1.03× with 128×64);
+//   - a grid of under 1.5 blocks per multiprocessor leaves SMs idle, so the tile shrinks until it is not
+//     (1024³: 64 blocks of 128×128 reach 0.62×, 256 blocks of 64×64 1.12×).
+#pragma once
+
+#include <cstdint>
+
+#include "request.h"
+
+namespace cuda_matmul {
+
+inline MmaTile chooseMmaTile(int64_t m, int64_t n, int multiprocessors) {
+  int64_t rows = m <= 64 ? 64 : 128, cols = n <= 64 ? 64 : 128;
+  auto blocks = [&] { return ((m + rows - 1) / rows) * ((n + cols - 1) / cols); };
+  while (2 * blocks() < 3 * static_cast<int64_t>(multiprocessors)) {
+    if (cols == 128)
+      cols = 64;
+    else if (rows == 128)
+      rows = 64;
+    else
+      break;
+  }
+  if (rows == 128) return cols == 128 ? MmaTile::Rows128Cols128 : MmaTile::Rows128Cols64;
+  return cols == 128 ? MmaTile::Rows64Cols128 : MmaTile::Rows64Cols64;
+}
+
+}  // namespace cuda_matmul
