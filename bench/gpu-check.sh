@@ -1,0 +1,22 @@
+#!/bin/bash
+# Everything the GPU host checks, in one call (device time is scarce): the jest suites, compute-sanitizer
+# memcheck and racecheck on every kernel's edge shapes, the kernel benchmark against cuBLAS, and the
+# end-to-end benchmark. Run there as `bash .gpu/run bash bench/gpu-check.sh` after ../shared/gpu/pack
+# build-cpu-only dist; logs go to $OUT (or ./gpu-logs). Short results are printed last.
+set -u
+out=${OUT:-gpu-logs}
+mkdir -p "$out"
+export CUDA_MATMUL_NO_REGISTRY=1  # that host has no npm registry for the packaging test
+step() { echo "== $1: $(tail -n 1 "$2" | cut -c1-200)"; }
+
+npx jest --ci ${JEST_ARGS:-} > "$out/jest.log" 2>&1
+grep -E "^Tests:|^Test Suites:" "$out/jest.log" > "$out/jest-summary.txt"
+compute-sanitizer --tool memcheck node bench/sanitize-shapes.js > "$out/memcheck.log" 2>&1
+compute-sanitizer --tool racecheck node bench/sanitize-shapes.js > "$out/racecheck.log" 2>&1
+node bench/bench.js ${BENCH_ARGS:-} > "$out/bench.log" 2>&1
+
+cat "$out/jest-summary.txt"
+step memcheck "$out/memcheck.log"
+step racecheck "$out/racecheck.log"
+sed -n '/^summary/,$p' "$out/bench.log"
+grep -A8 "^end to end" "$out/bench.log"
