@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// npm run bench: (1) end to end from JavaScript — `await matmul` on plain Float32Arrays, CUDA (Muld, with
-// its transfers) against the CPU backend, wall-clock medians; (2) where a GPU and nvcc with cuBLAS are
-// present, the kernels alone on device-resident data, timed with CUDA events (bench/kernels.cu).
+// npm run bench: (1) end to end from JavaScript — `await matmul` on plain Float32Arrays, CUDA (with its
+// transfers) against the CPU backend, wall-clock medians; (2) on a GPU, the data path: host arrays vs
+// allocHost arrays at 4096³, 64³ calls one at a time, 1000 concurrent calls, beside PyTorch on the same
+// host where it is installed; (3) where nvcc and cuBLAS are present, the kernels alone on device-resident
+// data, timed with CUDA events (bench/kernels.cu).
 'use strict';
 const { execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { matmul, info } = require('..');
+const { matmul, info, allocHost, freeHost } = require('..');
 
 const SIZES = (process.env.BENCH_SIZES || '256,512,1024,2048,4096').split(',').map(Number);
 const RUNS = 7;
@@ -70,6 +72,98 @@ print(sorted(t)[len(t) // 2] * 1e3)`;
   }
 }
 
+const SMALL = 64;
+const SMALL_CALLS = 2000;
+const CONCURRENT_CALLS = 1000;
+const MIXED_SHAPES = [[1, 1, 1], [17, 33, 9], [64, 64, 64], [97, 131, 61], [256, 256, 256], [128, 16, 130], [512, 64, 512]];
+
+async function microsecondsPerSmallCall() {
+  const a = random(SMALL * SMALL);
+  const b = random(SMALL * SMALL);
+  const shape = { m: SMALL, k: SMALL, n: SMALL };
+  const batch = async () => {
+    for (let i = 0; i < SMALL_CALLS; i++) await matmul(a, b, shape);
+  };
+  return ((await medianMs(batch, 5)) * 1000) / SMALL_CALLS;
+}
+
+// The same mixed calls, one at a time and all at once: calls per second each way.
+async function concurrentThroughput() {
+  const calls = Array.from({ length: CONCURRENT_CALLS }, (_, i) => {
+    const [m, k, n] = MIXED_SHAPES[i % MIXED_SHAPES.length];
+    return { a: random(m * k), b: random(k * n), shape: { m, k, n } };
+  });
+  const oneAtATime = await medianMs(async () => {
+    for (const c of calls) await matmul(c.a, c.b, c.shape);
+  }, 3);
+  const allAtOnce = await medianMs(() => Promise.all(calls.map((c) => matmul(c.a, c.b, c.shape))), 3);
+  return { oneAtATime: (CONCURRENT_CALLS * 1000) / oneAtATime, allAtOnce: (CONCURRENT_CALLS * 1000) / allAtOnce };
+}
+
+async function hostArrayProducts(n) {
+  const shape = { m: n, k: n, n };
+  const a = random(n * n);
+  const b = random(n * n);
+  const plain = await medianMs(() => matmul(a, b, shape), RUNS);
+  const [pa, pb, pout] = [allocHost(n * n), allocHost(n * n), allocHost(n * n)];
+  pa.set(a);
+  pb.set(b);
+  const pinned = await medianMs(() => matmul(pa, pb, shape, { out: pout }), RUNS);
+  [pa, pb, pout].forEach(freeHost);
+  return { plain, pinned };
+}
+
+// PyTorch on the same host, same cases: numpy → cuda → numpy, pinned tensors, a 64³ loop.
+function torchBaseline(n) {
+  const script = `import numpy as np, time, torch
+assert torch.cuda.is_available()
+def median(run, runs):
+    run(); torch.cuda.synchronize()
+    t = []
+    for _ in range(runs):
+        s = time.perf_counter(); run(); torch.cuda.synchronize(); t.append(time.perf_counter() - s)
+    return sorted(t)[len(t) // 2]
+a = np.random.rand(${n}, ${n}).astype(np.float32); b = np.random.rand(${n}, ${n}).astype(np.float32)
+plain = median(lambda: (torch.from_numpy(a).cuda() @ torch.from_numpy(b).cuda()).cpu().numpy(), ${RUNS})
+pa, pb = torch.from_numpy(a).pin_memory(), torch.from_numpy(b).pin_memory()
+pout = torch.empty((${n}, ${n}), pin_memory=True)
+pinned = median(lambda: pout.copy_(pa.cuda(non_blocking=True) @ pb.cuda(non_blocking=True), non_blocking=True), ${RUNS})
+sa = np.random.rand(${SMALL}, ${SMALL}).astype(np.float32); sb = sa.copy()
+def loop():
+    for _ in range(${SMALL_CALLS}): (torch.from_numpy(sa).cuda() @ torch.from_numpy(sb).cuda()).cpu().numpy()
+small = median(loop, 5) / ${SMALL_CALLS}
+print(plain * 1e3, pinned * 1e3, small * 1e6)`;
+  try {
+    const [plain, pinned, small] = execFileSync('python3', ['-c', script], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    return { plain, pinned, small };
+  } catch {
+    return null;
+  }
+}
+
+async function dataPath() {
+  const n = 4096;
+  const ours = await hostArrayProducts(n);
+  const small = await microsecondsPerSmallCall();
+  const throughput = await concurrentThroughput();
+  const torch = torchBaseline(n);
+  const torchCell = (value, unit) => (torch ? `${value.toFixed(unit === 'µs' ? 1 : 2)} ${unit}` : 'n/a');
+  console.log('\ndata path (await matmul from JavaScript; medians after a warm-up)');
+  const rows = [
+    ['case', 'cuda-matmul', 'PyTorch', 'target'],
+    [`${n}³, plain Float32Arrays in, new array out`, `${ours.plain.toFixed(2)} ms`, torchCell(torch?.plain, 'ms'), '≤ 12 ms'],
+    [`${n}³, allocHost arrays in and out`, `${ours.pinned.toFixed(2)} ms`, torchCell(torch?.pinned, 'ms'), '≤ 5 ms'],
+    [`${SMALL}³ one at a time, per call`, `${small.toFixed(1)} µs`, torchCell(torch?.small, 'µs'), '≤ 40 µs'],
+    [`${CONCURRENT_CALLS} mixed calls, one at a time`, `${throughput.oneAtATime.toFixed(0)} calls/s`, '', ''],
+    [`${CONCURRENT_CALLS} mixed calls, all at once`, `${throughput.allAtOnce.toFixed(0)} calls/s`, '', '≥ one at a time'],
+  ];
+  for (const row of rows) console.log(`${row[0].padEnd(42)}${row.slice(1).map((c) => c.padStart(16)).join('')}`);
+}
+
 function kernelBenchmark() {
   const source = path.join(__dirname, 'kernels.cu');
   const binary = path.join(os.tmpdir(), 'cuda-matmul-kernels');
@@ -90,6 +184,7 @@ async function main() {
   console.log(`cuda-matmul ${status.version}: ${status.backend === 'cuda' ? status.devices.map((d) => d.name).join(', ') : `CPU only (${status.reason})`}; ${os.cpus().length} CPU cores`);
   await endToEnd(status.backend === 'cuda' ? ['cuda', 'cpu'] : ['cpu']);
   numpyBaseline(1024);
+  if (status.backend === 'cuda') await dataPath();
   if (status.backend === 'cuda') kernelBenchmark();
   fs.rmSync(path.join(os.tmpdir(), 'cuda-matmul-kernels'), { force: true });
 }

@@ -2,10 +2,10 @@
 // Data flow: this file → validate.ts (arguments) → native.ts (binding) → native/plan.cpp (backend, kernel)
 // → native/muld.cu or native/cpu_gemm.cpp → the result array.
 import { native } from './native';
-import { validateMatmul } from './validate';
+import { validateHostArray, validateHostLength, validateMatmul } from './validate';
 import type { Info, MatmulOptions, Shape } from './types';
 
-export type { Backend, DeviceInfo, Info, KernelName, MatmulOptions, Precision, Shape } from './types';
+export type { Backend, DeviceInfo, Info, KernelName, MatmulOptions, MemoryInfo, Precision, Shape } from './types';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../package.json') as { version: string };
@@ -21,12 +21,14 @@ function withOut(shape: Shape, options: MatmulOptions | undefined): MatmulOption
  */
 export async function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Promise<Float32Array> {
   validateMatmul(a, b, shape, options);
+  startIdleTrimming();
   return native.matmul(a, b, shape, withOut(shape, options));
 }
 
 /** C = A·B on the calling thread (it blocks the event loop for the whole product). Throws on failure. */
 export function matmulSync(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Float32Array {
   validateMatmul(a, b, shape, options);
+  startIdleTrimming();
   return native.matmulSync(a, b, shape, withOut(shape, options));
 }
 
@@ -37,6 +39,34 @@ export function info(): Info {
     backend: cuda.usable ? 'cuda' : 'cpu',
     ...(cuda.reason ? { reason: cuda.reason } : {}),
     devices: cuda.devices.map((device) => ({ ...device })),
+    memory: { ...cuda.memory },
     version,
   };
+}
+
+/**
+ * A Float32Array of `length` elements in page-locked host memory (where CUDA is usable; plain memory
+ * otherwise). `matmul` copies such arrays to and from the GPU by DMA, with no staging copy. Released when
+ * garbage collected, or at once by `freeHost`.
+ */
+export function allocHost(length: number): Float32Array {
+  validateHostLength(length);
+  startIdleTrimming();
+  return native.allocHost(length);
+}
+
+/**
+ * Releases an array from `allocHost` now (every view of it becomes empty). A product in flight that uses it
+ * keeps the memory until it ends.
+ */
+export function freeHost(array: Float32Array): void {
+  validateHostArray(array);
+  native.freeHost(array);
+}
+
+// The native pools keep device memory and staging buffers between calls; this gives them back once idle.
+const IDLE_SECONDS = 2;
+let trimming: NodeJS.Timeout | undefined;
+function startIdleTrimming(): void {
+  trimming ??= setInterval(() => native.trimIdle(IDLE_SECONDS), IDLE_SECONDS * 1000).unref();
 }

@@ -7,7 +7,10 @@ import type { Info } from './types';
 export interface NativeBinding {
   matmulSync(a: Float32Array, b: Float32Array, shape: object, options: object): Float32Array;
   matmul(a: Float32Array, b: Float32Array, shape: object, options: object): Promise<Float32Array>;
-  cudaInfo(): { usable: boolean; reason?: string; devices: Info['devices'] };
+  cudaInfo(): { usable: boolean; reason?: string; devices: Info['devices']; memory: Info['memory'] };
+  allocHost(length: number): Float32Array;
+  freeHost(array: Float32Array): void;
+  trimIdle(idleSeconds: number): void;
 }
 
 const packageRoot = path.join(__dirname, '..');

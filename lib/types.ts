@@ -44,6 +44,17 @@ export interface Info {
   /** Why CUDA is not used, when it is not. */
   reason?: string;
   devices: DeviceInfo[];
+  /** What this library holds now, in bytes, over all devices (0 without CUDA). */
+  memory: MemoryInfo;
   /** This package's version. */
   version: string;
+}
+
+export interface MemoryInfo {
+  /** Device memory held by products in flight. */
+  deviceBytesInUse: number;
+  /** Device memory kept for reuse by later calls; given back after a few idle seconds. */
+  deviceBytesCached: number;
+  /** Page-locked host staging buffers (in use or cached), given back the same way. */
+  stagingBytes: number;
 }

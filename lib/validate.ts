@@ -33,12 +33,15 @@ function checkFloat32Array(value: unknown, name: string): asserts value is Float
   if (isDetached(value)) throw new TypeError(`${name}: its ArrayBuffer is detached (transferred or freed)`);
 }
 
-function checkDimension(shape: Record<string, unknown>, name: 'm' | 'k' | 'n'): number {
-  const value = shape[name];
+function checkCount(value: unknown, name: string): number {
   if (typeof value !== 'number') throw new TypeError(`${name}: expected a non-negative integer, got ${describe(value)}`);
   if (!Number.isSafeInteger(value) || value < 0)
     throw new RangeError(`${name}: expected a non-negative integer, got ${value}`);
   return value;
+}
+
+function checkDimension(shape: Record<string, unknown>, name: 'm' | 'k' | 'n'): number {
+  return checkCount(shape[name], name);
 }
 
 function checkedProduct(x: number, y: number, what: string): number {
@@ -103,4 +106,19 @@ export function validateMatmul(a: unknown, b: unknown, shape: unknown, options: 
     if (sharesMemory(out, a) || sharesMemory(out, b))
       throw new RangeError('out: must not share memory with a or b (inputs are never modified)');
   }
+}
+
+/** The largest Float32Array V8 makes (native/arguments.h, kMaxHostLength). */
+const MAX_HOST_LENGTH = 2 ** 32 - 1;
+
+/** Checks allocHost's length. */
+export function validateHostLength(length: unknown): asserts length is number {
+  const count = checkCount(length, 'length');
+  if (count > MAX_HOST_LENGTH)
+    throw new RangeError(`length: ${count} is more than a Float32Array can hold (${MAX_HOST_LENGTH})`);
+}
+
+/** Checks freeHost's argument is a live Float32Array (the native layer checks it came from allocHost). */
+export function validateHostArray(array: unknown): asserts array is Float32Array {
+  checkFloat32Array(array, 'array');
 }

@@ -1,9 +1,11 @@
 // The native binding: what lib/native.ts loads. Each export validates its arguments (arguments.cpp), then
-// runs the plan (plan.cpp) on the calling thread (matmulSync) or on the thread pool (matmul).
+// runs the plan (plan.cpp) on the calling thread (matmulSync) or on the thread pool (matmul); allocHost and
+// freeHost are in host_arrays.cpp.
 #include <napi.h>
 
 #include "arguments.h"
 #include "cuda_backend.h"
+#include "host_arrays.h"
 #include "js_errors.h"
 #include "matmul_worker.h"
 #include "plan.h"
@@ -35,6 +37,14 @@ Napi::Value MatmulAsync(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value { return queueMatmul(info.Env(), parseMatmulCall(info)); });
 }
 
+Napi::Value AllocHost(const Napi::CallbackInfo& info) {
+  return guarded(info, [&] { return allocHostArray(info); });
+}
+
+Napi::Value FreeHost(const Napi::CallbackInfo& info) {
+  return guarded(info, [&] { return freeHostArray(info); });
+}
+
 Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
   const CudaStatus& status = cudaStatus();
@@ -52,7 +62,19 @@ Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
     devices.Set(static_cast<uint32_t>(i), device);
   }
   result.Set("devices", devices);
+  const MemoryUsage usage = cudaMemoryUsage();
+  Napi::Object memory = Napi::Object::New(env);
+  memory.Set("deviceBytesInUse", static_cast<double>(usage.deviceBytesInUse));
+  memory.Set("deviceBytesCached", static_cast<double>(usage.deviceBytesCached));
+  memory.Set("stagingBytes", static_cast<double>(usage.stagingBytes));
+  result.Set("memory", memory);
   return result;
+}
+
+Napi::Value TrimIdle(const Napi::CallbackInfo& info) {
+  const double idleSeconds = info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 0.0;
+  cudaTrimIdle(idleSeconds >= 0 ? idleSeconds : 0.0);
+  return info.Env().Undefined();
 }
 
 }  // namespace
@@ -62,6 +84,9 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("matmulSync", Napi::Function::New(env, cuda_matmul::MatmulSync, "matmulSync"));
   exports.Set("matmul", Napi::Function::New(env, cuda_matmul::MatmulAsync, "matmul"));
   exports.Set("cudaInfo", Napi::Function::New(env, cuda_matmul::CudaInfo, "cudaInfo"));
+  exports.Set("allocHost", Napi::Function::New(env, cuda_matmul::AllocHost, "allocHost"));
+  exports.Set("freeHost", Napi::Function::New(env, cuda_matmul::FreeHost, "freeHost"));
+  exports.Set("trimIdle", Napi::Function::New(env, cuda_matmul::TrimIdle, "trimIdle"));
   return exports;
 }
 

@@ -41,8 +41,7 @@ Napi::Float32Array requireFloat32Array(const Napi::Value& value, const char* nam
   return array;
 }
 
-int64_t requireDimension(const Napi::Object& shape, const char* name) {
-  const Napi::Value value = shape.Get(name);
+int64_t requireCount(const Napi::Value& value, const char* name) {
   if (!value.IsNumber())
     fail(ErrorKind::Type, std::string(name) + ": expected a non-negative integer, got " + describe(value));
   const double d = value.As<Napi::Number>().DoubleValue();
@@ -50,6 +49,8 @@ int64_t requireDimension(const Napi::Object& shape, const char* name) {
     fail(ErrorKind::Range, std::string(name) + ": expected a non-negative integer, got " + value.ToString().Utf8Value());
   return static_cast<int64_t>(d);
 }
+
+int64_t requireDimension(const Napi::Object& shape, const char* name) { return requireCount(shape.Get(name), name); }
 
 int64_t checkedProduct(int64_t x, int64_t y, const char* what) {
   if (x != 0 && y > static_cast<int64_t>(kMaxSafeInteger) / x)
@@ -165,7 +166,23 @@ MatmulCall parseMatmulCall(const Napi::CallbackInfo& info) {
   r.a = call.a.Data();
   r.b = call.b.Data();
   r.c = call.out.Data();
+  call.uses[0] = HostUse(r.a, call.a.ByteLength());
+  call.uses[1] = HostUse(r.b, call.b.ByteLength());
+  call.uses[2] = HostUse(r.c, call.out.ByteLength());
+  r.pinnedA = call.uses[0].pinned();
+  r.pinnedB = call.uses[1].pinned();
+  r.pinnedC = call.uses[2].pinned();
   return call;
 }
+
+int64_t parseHostLength(const Napi::Value& value) {
+  const int64_t length = requireCount(value, "length");
+  if (length > kMaxHostLength)
+    fail(ErrorKind::Range, "length: " + std::to_string(length) + " is more than a Float32Array can hold (" +
+                               std::to_string(kMaxHostLength) + ")");
+  return length;
+}
+
+Napi::Float32Array parseHostArray(const Napi::Value& value) { return requireFloat32Array(value, "array"); }
 
 }  // namespace cuda_matmul

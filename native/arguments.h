@@ -4,6 +4,7 @@
 
 #include <napi.h>
 
+#include "host_memory.h"
 #include "request.h"
 
 namespace cuda_matmul {
@@ -11,10 +12,18 @@ namespace cuda_matmul {
 struct MatmulCall {
   MatmulRequest request;        // pointers into the arrays below
   Napi::Float32Array a, b, out;  // keep these alive while the request runs
+  HostUse uses[3];               // and keep allocHost memory under them from being freed (freeHost)
 };
 
 // native.matmul(a, b, shape, options): throws a JS TypeError/RangeError naming the bad argument.
 // `out` is options.out, or a new zero-filled Float32Array of m·n elements.
 MatmulCall parseMatmulCall(const Napi::CallbackInfo& info);
+
+// native.allocHost(length): a length of at most kMaxHostLength floats, else TypeError/RangeError ("length: …").
+constexpr int64_t kMaxHostLength = (int64_t{1} << 32) - 1;  // V8's largest typed array
+int64_t parseHostLength(const Napi::Value& value);
+
+// native.freeHost(array): a Float32Array, not detached ("array: …"); host_arrays.cpp checks it is allocHost's.
+Napi::Float32Array parseHostArray(const Napi::Value& value);
 
 }  // namespace cuda_matmul

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "device_kernels.h"
+#include "plan_tiles.h"
 
 namespace cuda_matmul {
 namespace {
@@ -103,6 +104,9 @@ void launchBlockTile(const GemmOperands& o, Precision, cudaStream_t stream) {
 
 }  // namespace
 
-const DeviceKernel kBlockTileKernel{"blocktile", BM, launchBlockTile};
+static_assert(tileShape({Kernel::BlockTile}).rows == BM && tileShape({Kernel::BlockTile}).cols == BN,
+              "plan_tiles.h must describe this kernel's tile");
+
+const DeviceKernel kBlockTileKernel{"blocktile", launchBlockTile};
 
 }  // namespace cuda_matmul

@@ -9,7 +9,12 @@ const CudaStatus& cudaStatus() {
   return status;
 }
 
-void cudaMultiply(const KernelPlan&, const float*, const float*, float*, int64_t, int64_t, int64_t, int) {
+MemoryUsage cudaMemoryUsage() { return {}; }
+void cudaTrimIdle(double) {}
+void* cudaAllocatePinned(size_t) { return nullptr; }
+void cudaFreePinned(void*) {}
+
+void cudaMultiply(const KernelPlan&, const MatmulRequest&) {
   throw MatmulError(ErrorKind::Failure, cudaStatus().reason, "ERR_CUDA_UNAVAILABLE");
 }
 

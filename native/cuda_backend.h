@@ -1,4 +1,4 @@
-// What the rest of the addon may ask of CUDA. Implemented by cuda_device.cu + device_matmul.cu when the addon is
+// What the rest of the addon may ask of CUDA. Implemented by cuda_device.cu, device_matmul.cu and device_pools.cu when the addon is
 // built with nvcc, and by cuda_absent.cpp in a CPU-only build, so no other file needs #ifdefs.
 #pragma once
 
@@ -28,9 +28,22 @@ struct CudaStatus {
 // Probed once per process (thread-safe), then cached.
 const CudaStatus& cudaStatus();
 
-// C = A·B on `device` as the plan decided (kernel, tile, precision) through the host wrapper Mul: host
-// pointers in and out. Throws MatmulError on any CUDA failure.
-void cudaMultiply(const KernelPlan& plan, const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n,
-                  int device);
+// What the CUDA pools hold, over all devices (device_pools.cu): device memory held by calls in flight,
+// device memory cached for reuse, page-locked staging buffers.
+struct MemoryUsage {
+  uint64_t deviceBytesInUse = 0, deviceBytesCached = 0, stagingBytes = 0;
+};
+MemoryUsage cudaMemoryUsage();
+
+// Frees what the pools cache if nothing has used them for idleSeconds.
+void cudaTrimIdle(double idleSeconds);
+
+// Page-locked host memory for allocHost (host_memory.cpp): nullptr when it cannot be had.
+void* cudaAllocatePinned(size_t bytes);
+void cudaFreePinned(void* data);
+
+// C = A·B for the request's host arrays on its device, as the plan decided (kernel, tile, precision,
+// panels), through the host wrapper Mul. Throws MatmulError on any CUDA failure.
+void cudaMultiply(const KernelPlan& plan, const MatmulRequest& request);
 
 }  // namespace cuda_matmul

@@ -23,9 +23,9 @@ struct GemmOperands {
 // Whether every row of a matrix at p with row pitch ld starts 16-byte aligned (float4 / 16-byte copies).
 inline bool rowsAligned16(const float* p, int64_t ld) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0; }
 
+// Each kernel's block tile is in plan_tiles.h (tileShape), which the plan sizes panels and grids by.
 struct DeviceKernel {
   const char* name;
-  int64_t rowsPerBlock;  // rows of C one block row covers; the host wrapper slices taller grids by it
   void (*launch)(const GemmOperands& operands, Precision precision, cudaStream_t stream);
 };
 

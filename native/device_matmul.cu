@@ -1,9 +1,14 @@
-// Mul, the seeds' host wrapper (../shared/seeds/000), generalised to launch any kernel of device_kernels.h:
-// cudaMalloc A, B and C, cudaMemcpy A and B in, launch, cudaMemcpy C out, cudaFree — every call checked and
-// every buffer freed on every path. Two additions:
-//   - device rows are padded to a multiple of 4 floats (the 2-D copies do it on the way), so every kernel can
-//     use 16-byte loads and stores whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001);
-//   - grids taller than CUDA's 65535 blocks in y launch as several row slices.
+// Mul, the seeds' host wrapper (../shared/seeds/000): allocate A, B and C on the device, copy A and B in,
+// launch, copy C out, free. Grown into a pipeline, because from host arrays the copies, not the arithmetic,
+// take most of the time (bench/NOTES.md, "Transfers"):
+//   - device memory, streams and page-locked staging come from pools (device_pools.h), not cudaMalloc per call;
+//   - B goes in first; then C is computed in row panels (plan_tiles.h): panel p's rows of A are copied in
+//     while panel p−1 computes and panel p−2's results are copied out, on three streams joined by events;
+//   - copies go through staging buffers filled by several host threads, or straight by DMA from and into
+//     allocHost memory (transfers.h);
+//   - device rows are padded to a multiple of 4 floats, so every kernel can use 16-byte loads and stores
+//     whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001).
+// Every CUDA call is checked; on any error every stream is drained before its buffers go back to the pools.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -11,61 +16,40 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "device_kernels.h"
+#include "device_pools.h"
+#include "plan_tiles.h"
+#include "transfers.h"
 
 namespace cuda_matmul {
 namespace {
 
-constexpr int64_t kMaxGridY = 65535;
-
-// A rows×cols float matrix in cudaMalloc'd memory, rows padded to 16 bytes, freed on every path.
+// A rows×cols matrix in pooled device memory, rows padded to 16 bytes.
 class DeviceMatrix {
  public:
-  DeviceMatrix(int64_t rows, int64_t cols, const char* what) : rows_(rows), cols_(cols), pitch_((cols + 3) / 4 * 4) {
-    checkCuda(cudaMalloc(&data_, std::max<size_t>(sizeof(float) * rows_ * pitch_, 1)), what);
-  }
-  ~DeviceMatrix() { cudaFree(data_); }
-  DeviceMatrix(const DeviceMatrix&) = delete;
-  DeviceMatrix& operator=(const DeviceMatrix&) = delete;
-
-  float* row(int64_t index) const { return data_ + index * pitch_; }
-  int64_t pitch() const { return pitch_; }
-  void upload(const float* host, const char* what) { copy(data_, pitch_, host, cols_, cudaMemcpyHostToDevice, what); }
-  void download(float* host, const char* what) const { copy(host, cols_, data_, pitch_, cudaMemcpyDeviceToHost, what); }
+  DeviceMatrix(int device, int64_t rows, int64_t cols)
+      : pitch_((cols + 3) / 4 * 4), memory_(device, sizeof(float) * rows * pitch_) {}
+  DeviceRows rowsFrom(int64_t row) const { return {memory_.floats() + row * pitch_, pitch_}; }
 
  private:
-  void copy(float* dst, int64_t dstPitch, const float* src, int64_t srcPitch, cudaMemcpyKind kind, const char* what) const {
-    if (dstPitch == srcPitch)
-      checkCuda(cudaMemcpy(dst, src, sizeof(float) * rows_ * cols_, kind), what);
-    else
-      checkCuda(cudaMemcpy2D(dst, sizeof(float) * dstPitch, src, sizeof(float) * srcPitch, sizeof(float) * cols_, rows_, kind), what);
-  }
-
-  int64_t rows_, cols_, pitch_;
-  float* data_ = nullptr;
+  int64_t pitch_;
+  DeviceAllocation memory_;
 };
 
-// Host multiplication function: C = A·B for host arrays (A is hA×wA, B is wA×wB, C is hA×wB).
-void Mul(const DeviceKernel& kernel, Precision precision, const float* A, const float* B, int64_t hA, int64_t wA,
-         int64_t wB, float* C) {
-  // Load A and B to the device
-  DeviceMatrix Ad(hA, wA, "cudaMalloc(A)");
-  Ad.upload(A, "cudaMemcpy(A to device)");
-  DeviceMatrix Bd(wA, wB, "cudaMalloc(B)");
-  Bd.upload(B, "cudaMemcpy(B to device)");
-  // Allocate C on the device
-  DeviceMatrix Cd(hA, wB, "cudaMalloc(C)");
-
-  // Launch the device computation, in row slices no taller than the grid allows
-  const int64_t sliceRows = kMaxGridY * kernel.rowsPerBlock;
-  for (int64_t firstRow = 0; firstRow < hA; firstRow += sliceRows) {
-    const GemmOperands slice{Ad.row(firstRow), Bd.row(0), Cd.row(firstRow), std::min(sliceRows, hA - firstRow), wA, wB,
-                             Ad.pitch(), Bd.pitch(), Cd.pitch()};
-    kernel.launch(slice, precision, nullptr);
-    checkCuda(cudaGetLastError(), kernel.name);
+class Event {
+ public:
+  Event() { checkCuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate"); }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  // Makes `waiter` wait for what `stream` has been given so far.
+  void join(cudaStream_t stream, cudaStream_t waiter) {
+    checkCuda(cudaEventRecord(event_, stream), "cudaEventRecord");
+    checkCuda(cudaStreamWaitEvent(waiter, event_, 0), "cudaStreamWaitEvent");
   }
-  // Read C from the device (this waits for the kernels and reports their errors)
-  Cd.download(C, "cudaMemcpy(C to host)");
-}
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
 
 const DeviceKernel& deviceKernel(const KernelPlan& plan) {
   switch (plan.kernel) {
@@ -78,12 +62,49 @@ const DeviceKernel& deviceKernel(const KernelPlan& plan) {
   }
 }
 
+// Host multiplication function: C = A·B for host arrays (A is hA×wA, B is wA×wB, C is hA×wB).
+void Mul(const KernelPlan& plan, const MatmulRequest& r) {
+  const DeviceKernel& kernel = deviceKernel(plan);
+  const float *A = r.a, *B = r.b;
+  float* C = r.c;
+  const int64_t hA = r.m, wA = r.k, wB = r.n;
+  const int device = r.device;
+
+  const DeviceMatrix Ad(device, hA, wA), Bd(device, wA, wB), Cd(device, hA, wB);
+  // Declared after the buffers, so destroyed first: each waits for its stream before the buffers are released.
+  const PooledStream in(device), compute(device), out(device);
+  TransferQueue uploads(in.get()), downloads(out.get());
+  Event inputsReady, productReady;
+
+  uploads.upload({B, wA, wB, r.pinnedB}, Bd.rowsFrom(0));
+  int64_t pendingRow = -1, pendingRows = 0;  // the panel computed but not yet copied out
+  auto copyOutPending = [&] {
+    if (pendingRow < 0) return;
+    downloads.download(Cd.rowsFrom(pendingRow), C + pendingRow * wB, pendingRows, wB, r.pinnedC);
+  };
+  for (int64_t row = 0; row < hA; row += plan.panelRows) {
+    const int64_t rows = std::min(plan.panelRows, hA - row);
+    uploads.upload({A + row * wA, rows, wA, r.pinnedA}, Ad.rowsFrom(row));
+    inputsReady.join(in.get(), compute.get());
+    const DeviceRows a = Ad.rowsFrom(row), b = Bd.rowsFrom(0), c = Cd.rowsFrom(row);
+    kernel.launch({a.data, b.data, c.data, rows, wA, wB, a.pitch, b.pitch, c.pitch}, plan.precision, compute.get());
+    checkCuda(cudaGetLastError(), kernel.name);
+    copyOutPending();  // the previous panel, while this one computes
+    productReady.join(compute.get(), out.get());
+    pendingRow = row;
+    pendingRows = rows;
+  }
+  copyOutPending();
+  // Reports errors of the kernels (asynchronous) and completes direct DMA into allocHost memory.
+  checkCuda(cudaStreamSynchronize(compute.get()), kernel.name);
+  checkCuda(cudaStreamSynchronize(out.get()), "copy to host");
+}
+
 }  // namespace
 
-void cudaMultiply(const KernelPlan& plan, const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n,
-                  int device) {
-  checkCuda(cudaSetDevice(device), "cudaSetDevice");
-  Mul(deviceKernel(plan), plan.precision, a, b, m, k, n, c);
+void cudaMultiply(const KernelPlan& plan, const MatmulRequest& request) {
+  checkCuda(cudaSetDevice(request.device), "cudaSetDevice");
+  Mul(plan, request);
 }
 
 }  // namespace cuda_matmul

@@ -16,7 +16,8 @@ class MatmulWorker : public Napi::AsyncWorker {
         request_(call.request),
         a_(Napi::Persistent(call.a)),
         b_(Napi::Persistent(call.b)),
-        out_(Napi::Persistent(call.out)) {}
+        out_(Napi::Persistent(call.out)),
+        uses_{std::move(call.uses[0]), std::move(call.uses[1]), std::move(call.uses[2])} {}
 
   Napi::Promise promise() const { return deferred_.Promise(); }
 
@@ -41,10 +42,10 @@ class MatmulWorker : public Napi::AsyncWorker {
   }
 
  private:
-
   Napi::Promise::Deferred deferred_;
   MatmulRequest request_;
   Napi::Reference<Napi::Float32Array> a_, b_, out_;
+  HostUse uses_[3];  // released with the worker, after the promise has settled
   std::exception_ptr error_;
 };
 

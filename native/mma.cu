@@ -20,6 +20,7 @@
 
 #include "cuda_check.h"
 #include "device_kernels.h"
+#include "plan_tiles.h"
 
 namespace cuda_matmul {
 namespace {
@@ -240,13 +241,22 @@ using Mma128x64 = MmaConfig<128, 64, 16, 2, 2, 4>;
 using Mma64x128 = MmaConfig<64, 128, 16, 2, 2, 4>;
 using Mma64x64 = MmaConfig<64, 64, 16, 2, 2, 4>;
 
+template <class Cfg>
+constexpr bool describedByPlan(MmaTile tile) {
+  const TileShape shape = tileShape({Kernel::Mma, tile});
+  return shape.rows == Cfg::BM && shape.cols == Cfg::BN;
+}
+static_assert(describedByPlan<Mma128x128>(MmaTile::Rows128Cols128) && describedByPlan<Mma128x64>(MmaTile::Rows128Cols64) &&
+                  describedByPlan<Mma64x128>(MmaTile::Rows64Cols128) && describedByPlan<Mma64x64>(MmaTile::Rows64Cols64),
+              "plan_tiles.h must describe the tiles built here");
+
 }  // namespace
 
 const DeviceKernel kMmaKernels[kMmaTileCount] = {
-    {"mma 128x128", Mma128x128::BM, launchMma<Mma128x128>},
-    {"mma 128x64", Mma128x64::BM, launchMma<Mma128x64>},
-    {"mma 64x128", Mma64x128::BM, launchMma<Mma64x128>},
-    {"mma 64x64", Mma64x64::BM, launchMma<Mma64x64>},
+    {"mma 128x128", launchMma<Mma128x128>},
+    {"mma 128x64", launchMma<Mma128x64>},
+    {"mma 64x128", launchMma<Mma64x128>},
+    {"mma 64x64", launchMma<Mma64x64>},
 };
 
 }  // namespace cuda_matmul

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "device_kernels.h"
+#include "plan_tiles.h"
 
 namespace cuda_matmul {
 namespace {
@@ -65,6 +66,9 @@ void launchMuld(const GemmOperands& o, Precision, cudaStream_t stream) {
 
 }  // namespace
 
-const DeviceKernel kMuldKernel{"muld", BLOCK_SIZE, launchMuld};
+static_assert(tileShape({Kernel::Muld}).rows == BLOCK_SIZE && tileShape({Kernel::Muld}).cols == BLOCK_SIZE,
+              "plan_tiles.h must describe this kernel's tile");
+
+const DeviceKernel kMuldKernel{"muld", launchMuld};
 
 }  // namespace cuda_matmul

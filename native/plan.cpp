@@ -66,6 +66,7 @@ KernelPlan planKernel(const MatmulRequest& request, const CudaDeviceInfo& device
   plan.precision = request.precision;
   plan.kernel = request.kernel != Kernel::Auto ? request.kernel : mmaRuns ? Kernel::Mma : Kernel::BlockTile;
   if (plan.kernel == Kernel::Mma) plan.tile = chooseMmaTile(request.m, request.n, device.multiprocessors);
+  plan.panelRows = choosePanelRows(request.m, request.n, tileShape(plan), device.multiprocessors);
   return plan;
 }
 
@@ -82,7 +83,7 @@ void runMatmul(const MatmulRequest& r) {
     std::fill(r.c, r.c + r.m * r.n, 0.0f);
     return;
   }
-  cudaMultiply(plan, r.a, r.b, r.c, r.m, r.k, r.n, r.device);
+  cudaMultiply(plan, r);
 }
 
 }  // namespace cuda_matmul

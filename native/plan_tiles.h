@@ -1,5 +1,7 @@
-// Which block tile the mma kernel uses for an m×n product: the plan's tuning rule, in its own header so that
-// bench/kernels.cu times exactly what 'auto' picks. Measured on an H100 (bench/NOTES.md, step 2):
+// The plan's shape rules, in their own header so that bench/kernels.cu times exactly what 'auto' picks:
+// each kernel's block tile, and how many rows of C one pipelined panel covers.
+//
+// Which block tile the mma kernel uses for an m×n product. Measured on an H100 (bench/NOTES.md, step 2):
 //   - 128×128 tiles reuse each loaded element most and win once the grid fills the GPU
 //     (2048³ and up: 1.04× cuBLAS against 0.85–0.91× for the smaller tiles);
 //   - a side of 64 or less gets a 64-wide tile, not a half-empty 128 one (64×768×100000: 0.95× with 64×128,
@@ -8,6 +10,7 @@
 //     (1024³: 64 blocks of 128×128 reach 0.62×, 256 blocks of 64×64 1.12×).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "request.h"
@@ -27,6 +30,41 @@ inline MmaTile chooseMmaTile(int64_t m, int64_t n, int multiprocessors) {
   }
   if (rows == 128) return cols == 128 ? MmaTile::Rows128Cols128 : MmaTile::Rows128Cols64;
   return cols == 128 ? MmaTile::Rows64Cols128 : MmaTile::Rows64Cols64;
+}
+
+struct TileShape {
+  int64_t rows, cols;  // of C, per thread block
+};
+
+constexpr TileShape tileShape(const KernelPlan& plan) {
+  switch (plan.kernel) {
+    case Kernel::Muld:
+      return {16, 16};
+    case Kernel::Mma:
+      switch (plan.tile) {
+        case MmaTile::Rows128Cols128: return {128, 128};
+        case MmaTile::Rows128Cols64: return {128, 64};
+        case MmaTile::Rows64Cols128: return {64, 128};
+        case MmaTile::Rows64Cols64: return {64, 64};
+      }
+      return {128, 128};
+    default:
+      return {128, 128};
+  }
+}
+
+// CUDA grids hold at most 65535 blocks in y; a panel never needs more.
+constexpr int64_t kMaxGridRows = 65535;
+
+// Rows of C per panel. From host arrays, the product is computed in row panels so that the first panels'
+// results travel back while later ones compute (device_matmul.cu). About 8 panels overlap well; but a panel
+// must still fill the GPU (2 blocks per SM), or each kernel runs on part of the chip.
+inline int64_t choosePanelRows(int64_t m, int64_t n, TileShape tile, int multiprocessors) {
+  const int64_t blocksPerTileRow = (n + tile.cols - 1) / tile.cols;
+  const int64_t tileRowsToFill = (2 * static_cast<int64_t>(multiprocessors) + blocksPerTileRow - 1) / blocksPerTileRow;
+  const int64_t eighth = (m + 7) / 8;
+  const int64_t tileRows = std::max(tileRowsToFill, (eighth + tile.rows - 1) / tile.rows);
+  return std::min(tileRows, kMaxGridRows) * tile.rows;
 }
 
 }  // namespace cuda_matmul

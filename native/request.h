@@ -30,13 +30,17 @@ struct MatmulRequest {
   Kernel kernel = Kernel::Auto;
   Precision precision = Precision::Fp32;
   int device = 0;
+  // Which arrays are page-locked (allocHost), so the GPU may DMA straight from or into them.
+  bool pinnedA = false, pinnedB = false, pinnedC = false;
 };
 
-// What the plan decided for a CUDA run: which kernel, at which tile shape (mma only), in which precision.
+// What the plan decided for a CUDA run: which kernel, at which tile shape (mma only), in which precision,
+// and how many rows of C each pipelined panel covers.
 struct KernelPlan {
   Kernel kernel = Kernel::BlockTile;
   MmaTile tile = MmaTile::Rows128Cols128;
   Precision precision = Precision::Fp32;
+  int64_t panelRows = 0;
 };
 
 }  // namespace cuda_matmul

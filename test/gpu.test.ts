@@ -1,7 +1,8 @@
 // The GPU suite: every CUDA kernel on every shape, in both precisions. Without a usable GPU it is reported
 // as skipped.
 import { correctnessSuite } from './correctness.shared';
-import { describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, SMALL_SHAPES } from './helpers';
+import { allocHost, freeHost, matmul } from '../lib';
+import { describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES } from './helpers';
 
 const KERNELS = ['muld', 'blocktile', 'mma'] as const;
 const FP32_TOLERANCE = 1e-5;
@@ -21,6 +22,22 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   describe.each(['muld', 'blocktile'] as const)('kernel %s, precision tf32', (kernel) => {
     correctnessSuite({ backend: 'cuda', kernel, precision: 'tf32' }, SMALL_SHAPES, FP32_TOLERANCE);
   });
+  describe('row panels: transfers overlapped with the kernels (several panels)', () => {
+    correctnessSuite({ backend: 'cuda' }, PANEL_SHAPES, FP32_TOLERANCE);
+  });
+  test.each(PANEL_SHAPES.map((s) => [`${s.m}×${s.k}×${s.n}`, s] as const))(
+    'allocHost arrays (direct DMA), %s, several panels',
+    async (_name, { m, k, n }) => {
+      const a = allocHost(m * k);
+      a.set(randomMatrix(m * k));
+      const b = allocHost(k * n);
+      b.set(randomMatrix(k * n));
+      const out = allocHost(m * n).fill(NaN);
+      await matmul(a, b, { m, k, n }, { out });
+      expect(relativeError(out, a, b, m, k, n)).toBeLessThanOrEqual(FP32_TOLERANCE);
+      [a, b, out].forEach(freeHost);
+    },
+  );
   describe('kernel auto', () => {
     correctnessSuite({ backend: 'auto' }, [...SMALL_SHAPES, ...MMA_TILE_SHAPES], FP32_TOLERANCE);
     correctnessSuite({ backend: 'auto', precision: 'tf32' }, SMALL_SHAPES, TF32_TOLERANCE);

@@ -94,6 +94,12 @@ export const MMA_TILE_SHAPES: Case[] = [
   { m: 33, k: 9, n: 25601 },
 ];
 
+/** Products the plan splits into several row panels on an H100-sized GPU (plan_tiles.h, choosePanelRows). */
+export const PANEL_SHAPES: Case[] = [
+  { m: 5000, k: 33, n: 2000 },
+  { m: 9001, k: 7, n: 1003 },
+];
+
 export const EMPTY_SHAPES: Case[] = [
   { m: 0, k: 5, n: 7 },
   { m: 5, k: 7, n: 0 },

@@ -1,6 +1,6 @@
 // Bad input gets a TypeError or RangeError naming the argument: from matmulSync (thrown), from matmul
 // (rejected, never thrown synchronously), and from the native binding called directly (safe on its own).
-import { matmul, matmulSync } from '../lib';
+import { allocHost, freeHost, matmul, matmulSync } from '../lib';
 import { native } from '../lib/native';
 
 const f32 = (n: number) => new Float32Array(n).fill(1);
@@ -119,5 +119,35 @@ describe('explicit choices that cannot be honoured', () => {
     await expect(matmul(f32(5), B, shape)).rejects.toThrow(RangeError);
     const c = await matmul(A, B, shape, { backend: 'cpu' });
     expect(Array.from(c)).toEqual(new Array(8).fill(3));
+  });
+});
+
+describe('allocHost and freeHost arguments', () => {
+  const BAD_HOST_CALLS: [string, () => unknown, typeof TypeError | typeof RangeError, RegExp][] = [
+    ['allocHost length a string', () => allocHost('8' as unknown as number), TypeError, /^length: .*string/],
+    ['allocHost length negative', () => allocHost(-1), RangeError, /^length: /],
+    ['allocHost length fractional', () => allocHost(1.5), RangeError, /^length: .*1\.5/],
+    ['allocHost length too large', () => allocHost(2 ** 32), RangeError, /^length: .*more than a Float32Array/],
+    ['freeHost of a Float64Array', () => freeHost(new Float64Array(2) as unknown as Float32Array), TypeError, /^array: .*Float64Array/],
+    ['freeHost of an ordinary array', () => freeHost(f32(4)), TypeError, /^array: expected a Float32Array from allocHost/],
+    ['freeHost of a view of one', () => freeHost(allocHost(8).subarray(2)), TypeError, /^array: expected a Float32Array from allocHost/],
+  ];
+  test.each(BAD_HOST_CALLS)('%s', (_name, call, type, message) => {
+    const error = thrownBy(call);
+    expect(error.name).toBe(type.name); // by name: the native layer's errors come from Node's realm, not jest's
+    expect(error.message).toMatch(message);
+  });
+
+  test('the native binding alone refuses the same', () => {
+    expect(thrownBy(() => native.allocHost(-1)).name).toBe('RangeError');
+    expect(thrownBy(() => native.allocHost('8' as unknown as number)).name).toBe('TypeError');
+    expect(thrownBy(() => native.freeHost(f32(4))).message).toMatch(/^array: expected a Float32Array from allocHost/);
+    expect(thrownBy(() => native.freeHost(null as unknown as Float32Array)).name).toBe('TypeError');
+  });
+
+  test('freeing twice is a TypeError (the array is detached), not a double free', () => {
+    const array = allocHost(16);
+    freeHost(array);
+    expect(thrownBy(() => freeHost(array)).message).toMatch(/^array: .*detached/);
   });
 });

@@ -1,0 +1,132 @@
+#include "host_memory.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+
+#include "cuda_backend.h"
+#include "errors.h"
+
+namespace cuda_matmul {
+namespace {
+
+struct Entry {
+  void* data;
+  size_t bytes;
+  bool pinned;
+  int uses = 0;              // products in flight using it
+  bool releasePending = false;
+};
+
+class Registry {
+ public:
+  static Registry& instance() {
+    static auto* registry = new Registry();  // never destroyed: finalizers may run during shutdown
+    return *registry;
+  }
+
+  uint64_t add(const Entry& entry) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const uint64_t id = nextId_++;
+    entries_.emplace(id, entry);
+    return id;
+  }
+
+  void release(uint64_t id) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto it = entries_.find(id);
+    if (it == entries_.end()) return;
+    if (it->second.uses > 0) {
+      it->second.releasePending = true;
+      return;
+    }
+    const Entry entry = it->second;
+    entries_.erase(it);
+    lock.unlock();
+    freeMemory(entry);
+  }
+
+  // The id of the live allocation holding [data, data+bytes), with a use taken on it; 0 if none.
+  uint64_t acquire(const void* data, size_t bytes, bool* pinned) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto* p = static_cast<const char*>(data);
+    for (auto& [id, entry] : entries_) {
+      const auto* begin = static_cast<const char*>(entry.data);
+      if (!entry.releasePending && p >= begin && p + bytes <= begin + entry.bytes) {
+        ++entry.uses;
+        *pinned = entry.pinned;
+        return id;
+      }
+    }
+    return 0;
+  }
+
+  void endUse(uint64_t id) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto it = entries_.find(id);
+    if (it == entries_.end() || --it->second.uses > 0 || !it->second.releasePending) return;
+    const Entry entry = it->second;
+    entries_.erase(it);
+    lock.unlock();
+    freeMemory(entry);
+  }
+
+  bool findStart(const void* data, size_t bytes, uint64_t* id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [key, entry] : entries_)
+      if (entry.data == data && entry.bytes == bytes && !entry.releasePending) return *id = key, true;
+    return false;
+  }
+
+ private:
+  static void freeMemory(const Entry& entry) {
+    if (entry.pinned)
+      cudaFreePinned(entry.data);
+    else
+      ::operator delete(entry.data, std::align_val_t{64});
+  }
+
+  std::mutex mutex_;
+  std::map<uint64_t, Entry> entries_;
+  uint64_t nextId_ = 1;
+};
+
+}  // namespace
+
+HostAllocation allocateHost(size_t bytes) {
+  const size_t size = bytes == 0 ? 1 : bytes;
+  void* data = cudaStatus().usable ? cudaAllocatePinned(size) : nullptr;
+  const bool pinned = data != nullptr;
+  if (!pinned) {
+    data = ::operator new(size, std::align_val_t{64}, std::nothrow);
+    if (!data)
+      throw MatmulError(ErrorKind::Failure, "allocHost: could not allocate " + std::to_string(bytes) + " bytes",
+                        "ERR_OUT_OF_MEMORY");
+  }
+  return {Registry::instance().add({data, size, pinned}), data, pinned};
+}
+
+void releaseHost(uint64_t id) { Registry::instance().release(id); }
+
+HostUse::HostUse(const void* data, size_t bytes) : id_(Registry::instance().acquire(data, bytes, &pinned_)) {}
+
+HostUse::~HostUse() {
+  if (id_) Registry::instance().endUse(id_);
+}
+
+HostUse& HostUse::operator=(HostUse&& other) noexcept {
+  if (this != &other) {
+    if (id_) Registry::instance().endUse(id_);
+    id_ = other.id_;
+    pinned_ = other.pinned_;
+    other.id_ = 0;
+  }
+  return *this;
+}
+
+bool findHostAllocation(const void* data, size_t bytes, uint64_t* id) {
+  return Registry::instance().findStart(data, bytes == 0 ? 1 : bytes, id);
+}
+
+}  // namespace cuda_matmul
