@@ -11,10 +11,10 @@ step() { echo "== $1: $(tail -n 1 "$2" | cut -c1-200)"; }
 
 # Each step has its own time limit, so one slow step cannot take the others' share of the call.
 # 4 jest workers: the CPU suites' threads would otherwise crowd the 16 cores.
-timeout 300 npx jest --ci --maxWorkers=4 ${JEST_ARGS:-} > "$out/jest.log" 2>&1
+timeout 220 npx jest --ci --maxWorkers=4 ${JEST_ARGS:-} > "$out/jest.log" 2>&1
 grep -E "^Tests:|^Test Suites:|✕" "$out/jest.log" > "$out/jest-summary.txt"
-timeout 100 compute-sanitizer --tool memcheck node bench/sanitize-shapes.js > "$out/memcheck.log" 2>&1
-timeout 100 compute-sanitizer --tool racecheck node bench/sanitize-shapes.js > "$out/racecheck.log" 2>&1
+timeout 70 compute-sanitizer --tool memcheck node bench/sanitize-shapes.js > "$out/memcheck.log" 2>&1
+timeout 70 compute-sanitizer --tool racecheck node bench/sanitize-shapes.js > "$out/racecheck.log" 2>&1
 timeout 200 node bench/bench.js ${BENCH_ARGS:-} > "$out/bench.log" 2>&1
 
 cat "$out/jest-summary.txt"
