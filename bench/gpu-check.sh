@@ -16,6 +16,7 @@ grep -E "^Tests:|^Test Suites:|✕" "$out/jest.log" > "$out/jest-summary.txt"
 timeout 70 compute-sanitizer --tool memcheck node bench/sanitize-shapes.js > "$out/memcheck.log" 2>&1
 timeout 70 compute-sanitizer --tool racecheck node bench/sanitize-shapes.js > "$out/racecheck.log" 2>&1
 timeout 200 node bench/bench.js ${BENCH_ARGS:-} > "$out/bench.log" 2>&1
+timeout 60 node bench/copy-threads.js > "$out/copy-threads.log" 2>&1
 
 cat "$out/jest-summary.txt"
 step memcheck "$out/memcheck.log"
@@ -23,3 +24,4 @@ step racecheck "$out/racecheck.log"
 sed -n '/^summary/,$p' "$out/bench.log"
 grep -A6 "^end to end" "$out/bench.log"
 sed -n '/^data path/,/^$/p' "$out/bench.log"
+cat "$out/copy-threads.log"

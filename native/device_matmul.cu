@@ -2,7 +2,8 @@
 // launch, copy C out, free. Grown into a pipeline, because from host arrays the copies, not the arithmetic,
 // take most of the time (bench/NOTES.md, "Transfers"):
 //   - device memory, streams and page-locked staging come from pools (device_pools.h), not cudaMalloc per call;
-//   - B goes in first; then C is computed in row panels (plan_tiles.h): panel p's rows of A are copied in
+//   - small products go in and out through one staging buffer on one stream (fewest calls, for latency);
+//   - larger ones: B goes in first; then C is computed in row panels (plan_tiles.h): panel p's rows of A are copied in
 //     while panel p−1 computes and panel p−2's results are copied out, on three streams joined by events;
 //   - copies go through staging buffers filled by several host threads, or straight by DMA from and into
 //     allocHost memory (transfers.h);
@@ -17,17 +18,21 @@
 #include "cuda_check.h"
 #include "device_kernels.h"
 #include "device_pools.h"
+#include "host_copy.h"
 #include "plan_tiles.h"
 #include "transfers.h"
 
 namespace cuda_matmul {
 namespace {
 
-// A rows×cols matrix in pooled device memory, rows padded to 16 bytes.
+// Device rows are padded to a multiple of 4 floats (16 bytes).
+int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
+
+// A rows×cols matrix in pooled device memory, rows padded.
 class DeviceMatrix {
  public:
   DeviceMatrix(int device, int64_t rows, int64_t cols)
-      : pitch_((cols + 3) / 4 * 4), memory_(device, sizeof(float) * rows * pitch_) {}
+      : pitch_(paddedPitch(cols)), memory_(device, sizeof(float) * rows * pitch_) {}
   DeviceRows rowsFrom(int64_t row) const { return {memory_.floats() + row * pitch_, pitch_}; }
 
  private:
@@ -62,9 +67,37 @@ const DeviceKernel& deviceKernel(const KernelPlan& plan) {
   }
 }
 
-// Host multiplication function: C = A·B for host arrays (A is hA×wA, B is wA×wB, C is hA×wB).
-void Mul(const KernelPlan& plan, const MatmulRequest& r) {
-  const DeviceKernel& kernel = deviceKernel(plan);
+// Small products, whose A, B and C fit one staging buffer together: one copy in, one launch and one copy out
+// on one stream, with no panels or events — for a 64³ product those would cost more than the work.
+bool fitsOneStagingBuffer(const MatmulRequest& r) {
+  const double floats = double(r.m) * paddedPitch(r.k) + double(r.k) * paddedPitch(r.n) + double(r.m) * paddedPitch(r.n);
+  return floats * sizeof(float) <= double(kStagingBytes);
+}
+
+void multiplySmall(const KernelPlan& plan, const DeviceKernel& kernel, const MatmulRequest& r) {
+  const int64_t lda = paddedPitch(r.k), ldb = paddedPitch(r.n), ldc = paddedPitch(r.n);
+  const int64_t aFloats = r.m * lda, bFloats = r.k * ldb, cFloats = r.m * ldc;
+  const DeviceAllocation device(r.device, sizeof(float) * (aFloats + bFloats + cFloats));
+  const StagingBuffer staging;
+  const PooledStream stream(r.device);  // destroyed first: waits for the copies before the buffers go back
+  // The same layout on both sides: A | B | C, padded rows.
+  float* const host = static_cast<float*>(staging.get());
+  float* const dev = device.floats();
+  parallelCopyRows(host, sizeof(float) * lda, r.a, sizeof(float) * r.k, sizeof(float) * r.k, r.m);
+  parallelCopyRows(host + aFloats, sizeof(float) * ldb, r.b, sizeof(float) * r.n, sizeof(float) * r.n, r.k);
+  checkCuda(cudaMemcpyAsync(dev, host, sizeof(float) * (aFloats + bFloats), cudaMemcpyHostToDevice, stream.get()),
+            "cudaMemcpyAsync(A and B to device)");
+  float* const cDevice = dev + aFloats + bFloats;
+  kernel.launch({dev, dev + aFloats, cDevice, r.m, r.k, r.n, lda, ldb, ldc}, plan.precision, stream.get());
+  checkCuda(cudaGetLastError(), kernel.name);
+  checkCuda(cudaMemcpyAsync(host + aFloats + bFloats, cDevice, sizeof(float) * cFloats, cudaMemcpyDeviceToHost, stream.get()),
+            "cudaMemcpyAsync(C to host)");
+  checkCuda(cudaStreamSynchronize(stream.get()), kernel.name);
+  parallelCopyRows(r.c, sizeof(float) * r.n, host + aFloats + bFloats, sizeof(float) * ldc, sizeof(float) * r.n, r.m);
+}
+
+// Larger products: B first, then row panels of A in and of C out overlapping the kernels (see the top).
+void multiplyInPanels(const KernelPlan& plan, const DeviceKernel& kernel, const MatmulRequest& r) {
   const float *A = r.a, *B = r.b;
   float* C = r.c;
   const int64_t hA = r.m, wA = r.k, wB = r.n;
@@ -98,6 +131,15 @@ void Mul(const KernelPlan& plan, const MatmulRequest& r) {
   // Reports errors of the kernels (asynchronous) and completes direct DMA into allocHost memory.
   checkCuda(cudaStreamSynchronize(compute.get()), kernel.name);
   checkCuda(cudaStreamSynchronize(out.get()), "copy to host");
+}
+
+// Host multiplication function: C = A·B for host arrays (A is m×k, B is k×n, C is m×n).
+void Mul(const KernelPlan& plan, const MatmulRequest& r) {
+  const DeviceKernel& kernel = deviceKernel(plan);
+  if (fitsOneStagingBuffer(r))
+    multiplySmall(plan, kernel, r);
+  else
+    multiplyInPanels(plan, kernel, r);
 }
 
 }  // namespace

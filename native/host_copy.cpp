@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -46,8 +47,17 @@ class CopyTeam {
   }
 
  private:
-  CopyTeam() : helpers_(std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 1, 8) - 1) {
+  CopyTeam() : helpers_(teamSize() - 1) {
     for (size_t i = 0; i < helpers_; ++i) std::thread([this] { serve(); }).detach();
+  }
+
+  // Half the cores, at most 8, unless CUDA_MATMUL_COPY_THREADS says otherwise (1 to 64).
+  static size_t teamSize() {
+    if (const char* text = std::getenv("CUDA_MATMUL_COPY_THREADS")) {
+      const long wanted = std::strtol(text, nullptr, 10);
+      if (wanted >= 1 && wanted <= 64) return static_cast<size_t>(wanted);
+    }
+    return std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 1, 8);
   }
 
   void serve() {

@@ -16,6 +16,7 @@
 // in bench/NOTES.md ("Step 2").
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "cuda_check.h"
@@ -219,9 +220,16 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 template <class Cfg, int PASSES, bool VECTOR>
 void launchVariant(const GemmOperands& o, cudaStream_t stream) {
   const auto kernel = mmaGemm<Cfg, PASSES, VECTOR>;
-  // Above 48 KB a block's shared memory must be opted into, per kernel (the setting is per device).
-  checkCuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSharedBytes),
-            "cudaFuncSetAttribute(mma shared memory)");
+  // Above 48 KB a block's shared memory must be opted into, per kernel and device, once per process.
+  static std::atomic<uint64_t> optedIn{0};  // bit d: done on device d (d < 64; larger indices ask each time)
+  int device = 0;
+  checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+  if (!(optedIn.load(std::memory_order_relaxed) & bit)) {
+    checkCuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSharedBytes),
+              "cudaFuncSetAttribute(mma shared memory)");
+    optedIn.fetch_or(bit, std::memory_order_relaxed);
+  }
   const dim3 grid(static_cast<unsigned>((o.n + Cfg::BN - 1) / Cfg::BN), static_cast<unsigned>((o.m + Cfg::BM - 1) / Cfg::BM));
   kernel<<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc);
 }

@@ -56,15 +56,17 @@ constexpr TileShape tileShape(const KernelPlan& plan) {
 // CUDA grids hold at most 65535 blocks in y; a panel never needs more.
 constexpr int64_t kMaxGridRows = 65535;
 
-// Rows of C per panel. From host arrays, the product is computed in row panels so that the first panels'
-// results travel back while later ones compute (device_matmul.cu). About 8 panels overlap well; but a panel
-// must still fill the GPU (2 blocks per SM), or each kernel runs on part of the chip.
+// Rows of C per panel. From host arrays, the product is computed in row panels so that copies overlap the
+// kernels (device_matmul.cu). About 8 panels overlap well, but each panel must be whole waves of blocks
+// (2 blocks of 128×128 run per SM at once): a panel of 1.1 waves takes as long as 2 (bench/NOTES.md,
+// "Transfers": 4096³ from allocHost memory, 9-tile-row panels 6.5 ms).
+constexpr int64_t kBlocksPerSm = 2;
 inline int64_t choosePanelRows(int64_t m, int64_t n, TileShape tile, int multiprocessors) {
-  const int64_t blocksPerTileRow = (n + tile.cols - 1) / tile.cols;
-  const int64_t tileRowsToFill = (2 * static_cast<int64_t>(multiprocessors) + blocksPerTileRow - 1) / blocksPerTileRow;
-  const int64_t eighth = (m + 7) / 8;
-  const int64_t tileRows = std::max(tileRowsToFill, (eighth + tile.rows - 1) / tile.rows);
-  return std::min(tileRows, kMaxGridRows) * tile.rows;
+  const int64_t blocksPerTileRow = std::max<int64_t>(1, (n + tile.cols - 1) / tile.cols);
+  const int64_t tileRowsPerWave = std::max<int64_t>(1, kBlocksPerSm * multiprocessors / blocksPerTileRow);
+  const int64_t eighthInTileRows = ((m + 7) / 8 + tile.rows - 1) / tile.rows;
+  const int64_t waves = (eighthInTileRows + tileRowsPerWave - 1) / tileRowsPerWave;
+  return std::min(waves * tileRowsPerWave, kMaxGridRows) * tile.rows;
 }
 
 }  // namespace cuda_matmul
