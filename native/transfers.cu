@@ -58,6 +58,8 @@ std::vector<Piece> piecesOf(int64_t rows, int64_t cols) {
 
 void copy2D(float* dst, int64_t dstPitch, const float* src, int64_t srcPitch, int64_t rows, int64_t cols,
             cudaMemcpyKind kind, cudaStream_t stream, const char* what) {
+  if (dstPitch == cols && srcPitch == cols)  // contiguous on both sides: one linear copy
+    return checkCuda(cudaMemcpyAsync(dst, src, sizeof(float) * rows * cols, kind, stream), what);
   checkCuda(cudaMemcpy2DAsync(dst, sizeof(float) * dstPitch, src, sizeof(float) * srcPitch, sizeof(float) * cols, rows,
                               kind, stream),
             what);
