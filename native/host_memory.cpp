@@ -109,7 +109,10 @@ HostAllocation allocateHost(size_t bytes) {
 
 void releaseHost(uint64_t id) { Registry::instance().release(id); }
 
-HostUse::HostUse(const void* data, size_t bytes) : id_(Registry::instance().acquire(data, bytes, &pinned_)) {}
+HostUse::HostUse(const void* data, size_t bytes) {
+  // In the body, not the initializer list: pinned_'s default initializer would run after id_'s and reset it.
+  id_ = Registry::instance().acquire(data, bytes, &pinned_);
+}
 
 HostUse::~HostUse() {
   if (id_) Registry::instance().endUse(id_);

@@ -1,7 +1,8 @@
 // The GPU suite: every CUDA kernel on every shape, in both precisions. Without a usable GPU it is reported
 // as skipped.
 import { correctnessSuite } from './correctness.shared';
-import { allocHost, freeHost, matmul } from '../lib';
+import { allocHost, freeHost, info, matmul } from '../lib';
+import { native } from '../lib/native';
 import { describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES } from './helpers';
 
 const KERNELS = ['muld', 'blocktile', 'mma'] as const;
@@ -38,6 +39,16 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
       [a, b, out].forEach(freeHost);
     },
   );
+  test('allocHost arrays are copied by DMA, with no staging buffer', async () => {
+    const { m, k, n } = PANEL_SHAPES[0];
+    const [a, b, out] = [allocHost(m * k).fill(0.5), allocHost(k * n).fill(0.25), allocHost(m * n)];
+    native.trimIdle(0); // frees every cached staging buffer
+    expect(info().memory.stagingBytes).toBe(0);
+    await matmul(a, b, { m, k, n }, { out });
+    expect(info().memory.stagingBytes).toBe(0);
+    expect(out[0]).toBeCloseTo(0.125 * k, 4);
+    [a, b, out].forEach(freeHost);
+  });
   describe('kernel auto', () => {
     correctnessSuite({ backend: 'auto' }, [...SMALL_SHAPES, ...MMA_TILE_SHAPES], FP32_TOLERANCE);
     correctnessSuite({ backend: 'auto', precision: 'tf32' }, SMALL_SHAPES, TF32_TOLERANCE);
