@@ -1,10 +1,13 @@
-// cuda-matmul's API: C = A·B for row-major Float32Arrays on an NVIDIA GPU, or on the CPU when none is usable.
+// cuda-matmul's API: C = A·B for row-major Float32Arrays on an NVIDIA GPU, or on the CPU when none is usable;
+// Matrix (matrix.ts) for data that stays on the GPU between products.
 // Data flow: this file → validate.ts (arguments) → native.ts (binding) → native/plan.cpp (backend, kernel)
 // → native/muld.cu or native/cpu_gemm.cpp → the result array.
 import { native } from './native';
 import { validateHostArray, validateHostLength, validateMatmul } from './validate';
 import type { Info, MatmulOptions, Shape } from './types';
 
+export { Matrix } from './matrix';
+export type { MatrixOptions, MatrixProductOptions } from './matrix';
 export type { Backend, DeviceInfo, Info, KernelName, MatmulOptions, MemoryInfo, Precision, Shape } from './types';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -3,6 +3,16 @@
 import * as path from 'path';
 import type { Info } from './types';
 
+/** A matrix held by the addon (native/matrix_binding.cpp); lib/matrix.ts wraps it. */
+export interface NativeMatrixHandle {
+  readonly rows: number;
+  readonly cols: number;
+  readonly backend: 'cuda' | 'cpu';
+  readonly device: number;
+  readonly disposed: boolean;
+  dispose(): void;
+}
+
 /** The functions the addon exports (native/addon.cpp). */
 export interface NativeBinding {
   matmulSync(a: Float32Array, b: Float32Array, shape: object, options: object): Float32Array;
@@ -11,6 +21,9 @@ export interface NativeBinding {
   allocHost(length: number): Float32Array;
   freeHost(array: Float32Array): void;
   trimIdle(idleSeconds: number): void;
+  matrixFrom(data: Float32Array, rows: number, cols: number, options: object): Promise<NativeMatrixHandle>;
+  matrixMultiply(a: NativeMatrixHandle, b: NativeMatrixHandle, options: object): Promise<NativeMatrixHandle>;
+  matrixToArray(matrix: NativeMatrixHandle, out: Float32Array): Promise<Float32Array>;
 }
 
 const packageRoot = path.join(__dirname, '..');

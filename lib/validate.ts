@@ -1,6 +1,7 @@
 // Argument validation at the TypeScript boundary. Every message starts with the name of the argument at
 // fault. native/arguments.cpp repeats these checks so the addon is safe on its own.
 import { types } from 'util';
+import type { Matrix, MatrixOptions, MatrixProductOptions } from './matrix';
 import type { MatmulOptions, Shape } from './types';
 
 const BACKENDS = ['auto', 'cuda', 'cpu'];
@@ -68,6 +69,15 @@ function checkChoice(options: Record<string, unknown>, name: string, allowed: st
     throw new RangeError(`${name}: expected ${allowed.map((v) => `'${v}'`).join(', ')}, got '${value}'`);
 }
 
+function checkOptionsObject(options: unknown, names: string[]): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new TypeError(`options: expected an object, got ${describe(options)}`);
+  const opts = options as Record<string, unknown>;
+  for (const name of Object.keys(opts)) if (!names.includes(name)) throw new TypeError(`options: unknown option '${name}'`);
+  return opts;
+}
+
 function checkDevice(value: unknown): void {
   if (value === undefined) return;
   if (typeof value !== 'number') throw new TypeError(`device: expected a non-negative integer, got ${describe(value)}`);
@@ -89,12 +99,7 @@ export function validateMatmul(a: unknown, b: unknown, shape: unknown, options: 
   checkLength(b, 'b', checkedProduct(k, n, 'k·n'), 'k·n');
   const outLength = checkedProduct(m, n, 'm·n');
 
-  if (options === undefined) return;
-  if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw new TypeError(`options: expected an object, got ${describe(options)}`);
-  const opts = options as Record<string, unknown>;
-  for (const name of Object.keys(opts))
-    if (!OPTION_NAMES.includes(name)) throw new TypeError(`options: unknown option '${name}'`);
+  const opts = checkOptionsObject(options, OPTION_NAMES);
   checkChoice(opts, 'backend', BACKENDS);
   checkChoice(opts, 'kernel', KERNELS);
   checkChoice(opts, 'precision', PRECISIONS);
@@ -121,4 +126,32 @@ export function validateHostLength(length: unknown): asserts length is number {
 /** Checks freeHost's argument is a live Float32Array (the native layer checks it came from allocHost). */
 export function validateHostArray(array: unknown): asserts array is Float32Array {
   checkFloat32Array(array, 'array');
+}
+
+/** Checks Matrix.from's arguments. */
+export function validateMatrixFrom(data: unknown, rows: unknown, cols: unknown, options: MatrixOptions | undefined): void {
+  checkFloat32Array(data, 'data');
+  const r = checkCount(rows, 'rows');
+  const c = checkCount(cols, 'cols');
+  checkLength(data, 'data', checkedProduct(r, c, 'rows·cols'), 'rows·cols');
+  const opts = checkOptionsObject(options, ['backend', 'device']);
+  checkChoice(opts, 'backend', BACKENDS);
+  checkDevice(opts.device);
+}
+
+/** Checks Matrix#matmul's arguments (shapes, backends and devices are checked natively, with the data). */
+export function validateMatrixProduct(self: Matrix, other: unknown, options: MatrixProductOptions | undefined): void {
+  if (!(other instanceof (self.constructor as typeof Matrix))) throw new TypeError(`other: expected a Matrix, got ${describe(other)}`);
+  const opts = checkOptionsObject(options, ['kernel', 'precision', 'out']);
+  checkChoice(opts, 'kernel', KERNELS);
+  checkChoice(opts, 'precision', PRECISIONS);
+  if (opts.out !== undefined && !(opts.out instanceof (self.constructor as typeof Matrix)))
+    throw new TypeError(`out: expected a Matrix, got ${describe(opts.out)}`);
+}
+
+/** Checks Matrix#toArray's optional destination. */
+export function validateMatrixToArray(out: unknown, length: number): void {
+  if (out === undefined) return;
+  checkFloat32Array(out, 'out');
+  checkLength(out, 'out', length, 'rows·cols');
 }

@@ -6,24 +6,13 @@
 #include "arguments.h"
 #include "cuda_backend.h"
 #include "host_arrays.h"
+#include "matrix_binding.h"
 #include "js_errors.h"
 #include "matmul_worker.h"
 #include "plan.h"
 
 namespace cuda_matmul {
 namespace {
-
-// Runs `body`, turning any native exception into the matching JavaScript exception.
-template <typename Body>
-Napi::Value guarded(const Napi::CallbackInfo& info, Body body) {
-  try {
-    return body();
-  } catch (const Napi::Error&) {
-    throw;  // already a JavaScript exception (e.g. a throwing getter on options)
-  } catch (const std::exception& e) {
-    throw toJsError(info.Env(), e);
-  }
-}
 
 Napi::Value MatmulSync(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
@@ -87,6 +76,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("allocHost", Napi::Function::New(env, cuda_matmul::AllocHost, "allocHost"));
   exports.Set("freeHost", Napi::Function::New(env, cuda_matmul::FreeHost, "freeHost"));
   exports.Set("trimIdle", Napi::Function::New(env, cuda_matmul::TrimIdle, "trimIdle"));
+  cuda_matmul::initMatrixBinding(env, exports);
   return exports;
 }
 

@@ -111,8 +111,7 @@ int parseDevice(const Napi::Object& options) {
   return static_cast<int>(d);
 }
 
-void rejectUnknownOptions(const Napi::Object& options) {
-  static const char* const known[] = {"backend", "kernel", "precision", "out", "device"};
+void rejectUnknownOptions(const Napi::Object& options, std::initializer_list<const char*> known) {
   const Napi::Array names = options.GetPropertyNames();
   for (uint32_t i = 0; i < names.Length(); ++i) {
     const std::string name = names.Get(i).ToString().Utf8Value();
@@ -122,9 +121,8 @@ void rejectUnknownOptions(const Napi::Object& options) {
   }
 }
 
-Napi::Object optionsObject(const Napi::CallbackInfo& info) {
-  const Napi::Value value = info[3];
-  if (value.IsUndefined()) return Napi::Object::New(info.Env());
+Napi::Object optionsObject(const Napi::Value& value) {
+  if (value.IsUndefined()) return Napi::Object::New(value.Env());
   if (!value.IsObject() || value.IsArray() || value.IsFunction())
     fail(ErrorKind::Type, "options: expected an object, got " + describe(value));
   return value.As<Napi::Object>();
@@ -147,8 +145,8 @@ MatmulCall parseMatmulCall(const Napi::CallbackInfo& info) {
   requireLength(call.b, "b", checkedProduct(r.k, r.n, "k·n"), "k·n");
   const int64_t outLength = checkedProduct(r.m, r.n, "m·n");
 
-  const Napi::Object options = optionsObject(info);
-  rejectUnknownOptions(options);
+  const Napi::Object options = optionsObject(info[3]);
+  rejectUnknownOptions(options, {"backend", "kernel", "precision", "out", "device"});
   r.backend = parseBackend(optionalString(options, "backend"));
   r.kernel = parseKernel(optionalString(options, "kernel"));
   r.precision = parsePrecision(optionalString(options, "precision"));
@@ -173,6 +171,29 @@ MatmulCall parseMatmulCall(const Napi::CallbackInfo& info) {
   r.pinnedB = call.uses[1].pinned();
   r.pinnedC = call.uses[2].pinned();
   return call;
+}
+
+MatrixSource parseMatrixSource(const Napi::CallbackInfo& info) {
+  Napi::Float32Array array = requireFloat32Array(info[0], "data");
+  const int64_t rows = requireCount(info[1], "rows");
+  const int64_t cols = requireCount(info[2], "cols");
+  requireLength(array, "data", checkedProduct(rows, cols, "rows·cols"), "rows·cols");
+  const Napi::Object options = optionsObject(info[3]);
+  rejectUnknownOptions(options, {"backend", "device"});
+  return {array, array.Data(), rows, cols, parseBackend(optionalString(options, "backend")), parseDevice(options)};
+}
+
+MatrixProductOptions parseMatrixProductOptions(const Napi::Value& value) {
+  const Napi::Object options = optionsObject(value);
+  rejectUnknownOptions(options, {"kernel", "precision", "out"});
+  return {parseKernel(optionalString(options, "kernel")), parsePrecision(optionalString(options, "precision")),
+          options.Get("out")};
+}
+
+Napi::Float32Array parseMatrixDestination(const Napi::Value& value, int64_t length) {
+  Napi::Float32Array out = requireFloat32Array(value, "out");
+  requireLength(out, "out", length, "rows·cols");
+  return out;
 }
 
 int64_t parseHostLength(const Napi::Value& value) {

@@ -19,6 +19,27 @@ struct MatmulCall {
 // `out` is options.out, or a new zero-filled Float32Array of m·n elements.
 MatmulCall parseMatmulCall(const Napi::CallbackInfo& info);
 
+// native.matrixFrom(data, rows, cols, { backend, device }): data.length must be rows·cols.
+struct MatrixSource {
+  Napi::Float32Array array;
+  const float* data;
+  int64_t rows, cols;
+  Backend backend;
+  int device;
+};
+MatrixSource parseMatrixSource(const Napi::CallbackInfo& info);
+
+// native.matrixMultiply(a, b, { kernel, precision, out }): out is left for matrix_binding.cpp to check.
+struct MatrixProductOptions {
+  Kernel kernel;
+  Precision precision;
+  Napi::Value out;
+};
+MatrixProductOptions parseMatrixProductOptions(const Napi::Value& options);
+
+// native.matrixToArray(matrix, out): out must be a Float32Array of `length` elements.
+Napi::Float32Array parseMatrixDestination(const Napi::Value& value, int64_t length);
+
 // native.allocHost(length): a length of at most kMaxHostLength floats, else TypeError/RangeError ("length: …").
 constexpr int64_t kMaxHostLength = (int64_t{1} << 32) - 1;  // V8's largest typed array
 int64_t parseHostLength(const Napi::Value& value);

@@ -9,13 +9,21 @@ const CudaStatus& cudaStatus() {
   return status;
 }
 
+namespace {
+[[noreturn]] void unavailable() { throw MatmulError(ErrorKind::Failure, cudaStatus().reason, "ERR_CUDA_UNAVAILABLE"); }
+}  // namespace
+
+struct DeviceResident {};
+std::shared_ptr<DeviceResident> cudaUploadResident(int, const float*, int64_t, int64_t, bool) { unavailable(); }
+std::shared_ptr<DeviceResident> cudaAllocateResident(int, int64_t, int64_t) { unavailable(); }
+void cudaDownloadResident(const DeviceResident&, float*, bool) { unavailable(); }
+void cudaMultiplyResident(const KernelPlan&, const DeviceResident&, const DeviceResident&, DeviceResident&) { unavailable(); }
+
 MemoryUsage cudaMemoryUsage() { return {}; }
 void cudaTrimIdle(double) {}
 void* cudaAllocatePinned(size_t) { return nullptr; }
 void cudaFreePinned(void*) {}
 
-void cudaMultiply(const KernelPlan&, const MatmulRequest&) {
-  throw MatmulError(ErrorKind::Failure, cudaStatus().reason, "ERR_CUDA_UNAVAILABLE");
-}
+void cudaMultiply(const KernelPlan&, const MatmulRequest&) { unavailable(); }
 
 }  // namespace cuda_matmul

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,15 @@ MemoryUsage cudaMemoryUsage();
 
 // Frees what the pools cache if nothing has used them for idleSeconds.
 void cudaTrimIdle(double idleSeconds);
+
+// A matrix kept on a CUDA device (a Matrix in lib/matrix.ts): pooled device memory, rows padded. Defined
+// in device_resident.cu; the CPU-only build has none (its functions throw ERR_CUDA_UNAVAILABLE).
+struct DeviceResident;
+std::shared_ptr<DeviceResident> cudaUploadResident(int device, const float* host, int64_t rows, int64_t cols, bool pinned);
+std::shared_ptr<DeviceResident> cudaAllocateResident(int device, int64_t rows, int64_t cols);
+void cudaDownloadResident(const DeviceResident& matrix, float* host, bool pinned);
+// c = a·b, all on the same device (the plan checked the shapes and the device).
+void cudaMultiplyResident(const KernelPlan& plan, const DeviceResident& a, const DeviceResident& b, DeviceResident& c);
 
 // Page-locked host memory for allocHost (host_memory.cpp): nullptr when it cannot be had.
 void* cudaAllocatePinned(size_t bytes);

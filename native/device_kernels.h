@@ -33,4 +33,20 @@ extern const DeviceKernel kMuldKernel;                 // muld.cu: step 0, the s
 extern const DeviceKernel kBlockTileKernel;            // blocktile.cu: step 1, 128×128 blocks, 8×8 per thread
 extern const DeviceKernel kMmaKernels[kMmaTileCount];  // mma.cu: step 2, tensor cores (3xTF32), by MmaTile
 
+// The kernel a plan names.
+inline const DeviceKernel& deviceKernel(const KernelPlan& plan) {
+  switch (plan.kernel) {
+    case Kernel::Muld:
+      return kMuldKernel;
+    case Kernel::Mma:
+      return kMmaKernels[static_cast<int>(plan.tile)];
+    default:
+      return kBlockTileKernel;
+  }
+}
+
+// Matrices on the device keep rows padded to a multiple of 4 floats, so every kernel can use 16-byte loads
+// and stores whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001).
+inline int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
+
 }  // namespace cuda_matmul

@@ -7,8 +7,7 @@
 //     while panel p−1 computes and panel p−2's results are copied out, on three streams joined by events;
 //   - copies go through staging buffers filled by several host threads, or straight by DMA from and into
 //     allocHost memory (transfers.h);
-//   - device rows are padded to a multiple of 4 floats, so every kernel can use 16-byte loads and stores
-//     whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001).
+//   - device rows are padded (paddedPitch, device_kernels.h).
 // Every CUDA call is checked; on any error every stream is drained before its buffers go back to the pools.
 #include <cuda_runtime.h>
 
@@ -24,9 +23,6 @@
 
 namespace cuda_matmul {
 namespace {
-
-// Device rows are padded to a multiple of 4 floats (16 bytes).
-int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
 
 // A rows×cols matrix in pooled device memory, rows padded.
 class DeviceMatrix {
@@ -55,17 +51,6 @@ class Event {
  private:
   cudaEvent_t event_ = nullptr;
 };
-
-const DeviceKernel& deviceKernel(const KernelPlan& plan) {
-  switch (plan.kernel) {
-    case Kernel::Muld:
-      return kMuldKernel;
-    case Kernel::Mma:
-      return kMmaKernels[static_cast<int>(plan.tile)];
-    default:
-      return kBlockTileKernel;
-  }
-}
 
 // Small products, whose A, B and C fit one staging buffer together: one copy in, one launch and one copy out
 // on one stream, with no panels or events — for a 64³ product those would cost more than the work.

@@ -22,12 +22,16 @@ std::string kernelName(Kernel kernel) {
   return "?";
 }
 
+void checkKernelOnCpu(Kernel kernel) {
+  if (kernel != Kernel::Auto)
+    throw MatmulError(ErrorKind::Range, "kernel: '" + kernelName(kernel) + "' is a CUDA kernel and cannot run on backend 'cpu'");
+}
+
 Backend resolveBackend(const MatmulRequest& request) {
   const CudaStatus& cuda = cudaStatus();
   switch (request.backend) {
     case Backend::Cpu:
-      if (request.kernel != Kernel::Auto)
-        throw MatmulError(ErrorKind::Range, "kernel: '" + kernelName(request.kernel) + "' is a CUDA kernel and cannot run on backend 'cpu'");
+      checkKernelOnCpu(request.kernel);
       return Backend::Cpu;
     case Backend::Cuda:
       if (!cuda.usable)
@@ -84,6 +88,72 @@ void runMatmul(const MatmulRequest& r) {
     return;
   }
   cudaMultiply(plan, r);
+}
+
+std::shared_ptr<MatrixData> runMatrixUpload(const float* data, int64_t rows, int64_t cols, Backend backend, int device,
+                                            bool pinned) {
+  MatmulRequest request;
+  request.backend = backend;
+  request.device = device;
+  auto matrix = std::make_shared<MatrixData>();
+  matrix->backend = resolveBackend(request);
+  matrix->rows = rows;
+  matrix->cols = cols;
+  if (matrix->backend == Backend::Cpu) {
+    matrix->onHost.assign(data, data + rows * cols);
+    return matrix;
+  }
+  checkDevice(device);
+  matrix->device = device;
+  matrix->onDevice = cudaUploadResident(device, data, rows, cols, pinned);
+  return matrix;
+}
+
+void runMatrixDownload(const MatrixData& matrix, float* out, bool pinned) {
+  if (matrix.backend == Backend::Cpu)
+    std::copy(matrix.onHost.begin(), matrix.onHost.end(), out);
+  else
+    cudaDownloadResident(*matrix.onDevice, out, pinned);
+}
+
+std::shared_ptr<MatrixData> allocateMatrixLike(const MatrixData& a, int64_t rows, int64_t cols) {
+  auto matrix = std::make_shared<MatrixData>();
+  matrix->backend = a.backend;
+  matrix->device = a.device;
+  matrix->rows = rows;
+  matrix->cols = cols;
+  if (a.backend == Backend::Cpu)
+    matrix->onHost.resize(static_cast<size_t>(rows * cols));
+  else
+    matrix->onDevice = cudaAllocateResident(a.device, rows, cols);
+  return matrix;
+}
+
+void runMatrixProduct(const MatrixData& a, const MatrixData& b, MatrixData& out, Kernel kernel, Precision precision) {
+  if (a.backend != b.backend || a.device != b.device || out.backend != a.backend || out.device != a.device)
+    throw MatmulError(ErrorKind::Range, "matrix: both operands and out must live on the same backend and device");
+  if (a.cols != b.rows)
+    throw MatmulError(ErrorKind::Range, "matrix: a " + std::to_string(a.rows) + "×" + std::to_string(a.cols) +
+                                            " matrix cannot multiply a " + std::to_string(b.rows) + "×" +
+                                            std::to_string(b.cols) + " one");
+  if (&out == &a || &out == &b)
+    throw MatmulError(ErrorKind::Range, "out: must not be one of the operands (it is written while they are read)");
+  if (out.rows != a.rows || out.cols != b.cols)
+    throw MatmulError(ErrorKind::Range, "out: expected a " + std::to_string(a.rows) + "×" + std::to_string(b.cols) +
+                                            " Matrix, got " + std::to_string(out.rows) + "×" + std::to_string(out.cols));
+  if (a.backend == Backend::Cpu) {
+    checkKernelOnCpu(kernel);
+    cpuGemm(a.onHost.data(), b.onHost.data(), out.onHost.data(), a.rows, a.cols, b.cols);
+    return;
+  }
+  MatmulRequest request;
+  request.m = a.rows;
+  request.k = a.cols;
+  request.n = b.cols;
+  request.kernel = kernel;
+  request.precision = precision;
+  request.device = a.device;
+  cudaMultiplyResident(planKernel(request, checkDevice(a.device)), *a.onDevice, *b.onDevice, *out.onDevice);
 }
 
 }  // namespace cuda_matmul

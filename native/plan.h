@@ -2,6 +2,9 @@
 // and run it.
 #pragma once
 
+#include <memory>
+
+#include "matrix_data.h"
 #include "request.h"
 
 namespace cuda_matmul {
@@ -10,5 +13,14 @@ namespace cuda_matmul {
 // exist or a kernel that needs CUDA on the CPU backend, Failure kind when CUDA was asked for but is unusable,
 // the device cannot run the kernel asked for, or a CUDA call fails.
 void runMatmul(const MatmulRequest& request);
+
+// Matrices (lib/matrix.ts). `backend` Auto means CUDA when usable; errors as for runMatmul.
+std::shared_ptr<MatrixData> runMatrixUpload(const float* data, int64_t rows, int64_t cols, Backend backend, int device,
+                                            bool pinned);
+void runMatrixDownload(const MatrixData& matrix, float* out, bool pinned);
+// out = a·b. Checks the shapes, backends and devices (RangeError), the kernel against the backend.
+void runMatrixProduct(const MatrixData& a, const MatrixData& b, MatrixData& out, Kernel kernel, Precision precision);
+// A new matrix of a's backend and device for a·b.
+std::shared_ptr<MatrixData> allocateMatrixLike(const MatrixData& a, int64_t rows, int64_t cols);
 
 }  // namespace cuda_matmul

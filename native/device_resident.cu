@@ -1,0 +1,54 @@
+// Matrices that stay on the GPU between products (lib/matrix.ts): uploaded once through the same transfer
+// queue as host products, multiplied in place on a pooled stream, downloaded on request.
+#include <cuda_runtime.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "device_kernels.h"
+#include "device_pools.h"
+#include "transfers.h"
+
+namespace cuda_matmul {
+
+struct DeviceResident {
+  DeviceResident(int device, int64_t rows, int64_t cols)
+      : device(device), rows(rows), cols(cols), pitch(paddedPitch(cols)), memory(device, sizeof(float) * rows * pitch) {}
+  DeviceRows data() const { return {memory.floats(), pitch}; }
+
+  int device;
+  int64_t rows, cols, pitch;
+  DeviceAllocation memory;
+};
+
+std::shared_ptr<DeviceResident> cudaAllocateResident(int device, int64_t rows, int64_t cols) {
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
+  return std::make_shared<DeviceResident>(device, rows, cols);
+}
+
+std::shared_ptr<DeviceResident> cudaUploadResident(int device, const float* host, int64_t rows, int64_t cols, bool pinned) {
+  auto matrix = cudaAllocateResident(device, rows, cols);
+  const PooledStream stream(device);
+  TransferQueue(stream.get()).upload({host, rows, cols, pinned}, matrix->data());
+  checkCuda(cudaStreamSynchronize(stream.get()), "upload");
+  return matrix;
+}
+
+void cudaDownloadResident(const DeviceResident& matrix, float* host, bool pinned) {
+  checkCuda(cudaSetDevice(matrix.device), "cudaSetDevice");
+  const PooledStream stream(matrix.device);
+  TransferQueue(stream.get()).download(matrix.data(), host, matrix.rows, matrix.cols, pinned);
+  checkCuda(cudaStreamSynchronize(stream.get()), "download");
+}
+
+void cudaMultiplyResident(const KernelPlan& plan, const DeviceResident& a, const DeviceResident& b, DeviceResident& c) {
+  if (c.rows == 0 || c.cols == 0) return;
+  checkCuda(cudaSetDevice(a.device), "cudaSetDevice");
+  const DeviceKernel& kernel = deviceKernel(plan);
+  const PooledStream stream(a.device);
+  kernel.launch({a.memory.floats(), b.memory.floats(), c.memory.floats(), a.rows, a.cols, b.cols, a.pitch, b.pitch, c.pitch},
+                plan.precision, stream.get());
+  checkCuda(cudaGetLastError(), kernel.name);
+  checkCuda(cudaStreamSynchronize(stream.get()), kernel.name);
+}
+
+}  // namespace cuda_matmul

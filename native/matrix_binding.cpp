@@ -1,0 +1,151 @@
+#include "matrix_binding.h"
+
+#include <memory>
+
+#include "arguments.h"
+#include "async_task.h"
+#include "errors.h"
+#include "js_errors.h"
+#include "plan.h"
+
+namespace cuda_matmul {
+namespace {
+
+// The class is per environment (main thread, each worker thread), kept as the addon's instance data.
+struct MatrixClass {
+  Napi::FunctionReference constructor;
+};
+
+class NativeMatrix : public Napi::ObjectWrap<NativeMatrix> {
+ public:
+  static Napi::Function define(Napi::Env env) {
+    return DefineClass(env, "NativeMatrix",
+                       {InstanceAccessor<&NativeMatrix::rows>("rows"), InstanceAccessor<&NativeMatrix::cols>("cols"),
+                        InstanceAccessor<&NativeMatrix::backend>("backend"),
+                        InstanceAccessor<&NativeMatrix::device>("device"),
+                        InstanceAccessor<&NativeMatrix::disposed>("disposed"),
+                        InstanceMethod<&NativeMatrix::dispose>("dispose")});
+  }
+
+  static Napi::Object wrap(Napi::Env env, std::shared_ptr<MatrixData> data) {
+    Napi::Object object = env.GetInstanceData<MatrixClass>()->constructor.New({});
+    Unwrap(object)->data_ = std::move(data);
+    return object;
+  }
+
+  // The live data of a NativeMatrix argument, or a TypeError naming it.
+  static std::shared_ptr<MatrixData> require(const Napi::Value& value, const char* name) {
+    const Napi::FunctionReference& constructor = value.Env().GetInstanceData<MatrixClass>()->constructor;
+    if (!value.IsObject() || !value.As<Napi::Object>().InstanceOf(constructor.Value()))
+      throw MatmulError(ErrorKind::Type, std::string(name) + ": expected a Matrix");
+    std::shared_ptr<MatrixData> data = Unwrap(value.As<Napi::Object>())->data_;
+    if (!data) throw MatmulError(ErrorKind::Type, std::string(name) + ": this Matrix was disposed");
+    return data;
+  }
+
+  explicit NativeMatrix(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeMatrix>(info) {}
+
+ private:
+  const MatrixData& live(const Napi::Env& env) const {
+    if (!data_) throw Napi::TypeError::New(env, "matrix: this Matrix was disposed");
+    return *data_;
+  }
+  Napi::Value rows(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(live(info.Env()).rows)); }
+  Napi::Value cols(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(live(info.Env()).cols)); }
+  Napi::Value device(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), live(info.Env()).device); }
+  Napi::Value backend(const Napi::CallbackInfo& info) {
+    return Napi::String::New(info.Env(), live(info.Env()).backend == Backend::Cuda ? "cuda" : "cpu");
+  }
+  Napi::Value disposed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), !data_); }
+  // Frees the elements now, or when the last task using them ends. Disposing twice is harmless.
+  Napi::Value dispose(const Napi::CallbackInfo& info) {
+    data_.reset();
+    return info.Env().Undefined();
+  }
+
+  std::shared_ptr<MatrixData> data_;  // the GC frees it with the object, if dispose() was never called
+};
+
+// matrixFrom(data: Float32Array, rows, cols, { backend, device }) → Promise<NativeMatrix>
+Napi::Value MatrixFrom(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    const MatrixSource source = parseMatrixSource(info);
+    struct Pending {
+      MatrixSource source;
+      Napi::Reference<Napi::Float32Array> array;
+      HostUse use;
+      std::shared_ptr<MatrixData> result;
+    };
+    auto pending = std::make_shared<Pending>(Pending{source, Napi::Persistent(source.array), HostUse(), nullptr});
+    pending->use = HostUse(source.array.Data(), source.array.ByteLength());
+    return queueTask(
+        info.Env(), "cuda-matmul:Matrix.from",
+        [pending] {
+          const MatrixSource& s = pending->source;
+          pending->result = runMatrixUpload(s.data, s.rows, s.cols, s.backend, s.device, pending->use.pinned());
+        },
+        [pending](Napi::Env env) -> Napi::Value { return NativeMatrix::wrap(env, pending->result); });
+  });
+}
+
+// matrixMultiply(a: NativeMatrix, b: NativeMatrix, { kernel, precision, out?: NativeMatrix }) → Promise<NativeMatrix>
+Napi::Value MatrixMultiply(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    auto a = NativeMatrix::require(info[0], "a");
+    auto b = NativeMatrix::require(info[1], "b");
+    const MatrixProductOptions options = parseMatrixProductOptions(info[2]);
+    std::shared_ptr<MatrixData> out;
+    Napi::Reference<Napi::Object> outObject;
+    if (!options.out.IsUndefined()) {
+      out = NativeMatrix::require(options.out, "out");
+      outObject = Napi::Persistent(options.out.As<Napi::Object>());
+    }
+    struct Pending {
+      std::shared_ptr<MatrixData> a, b, out;
+      Napi::Reference<Napi::Object> outObject;
+    };
+    auto pending = std::make_shared<Pending>(Pending{a, b, out, std::move(outObject)});
+    return queueTask(
+        info.Env(), "cuda-matmul:Matrix.matmul",
+        [pending, kernel = options.kernel, precision = options.precision] {
+          if (!pending->out) pending->out = allocateMatrixLike(*pending->a, pending->a->rows, pending->b->cols);
+          runMatrixProduct(*pending->a, *pending->b, *pending->out, kernel, precision);
+        },
+        [pending](Napi::Env env) -> Napi::Value {
+          return pending->outObject.IsEmpty() ? NativeMatrix::wrap(env, pending->out) : pending->outObject.Value();
+        });
+  });
+}
+
+// matrixToArray(m: NativeMatrix, out: Float32Array of rows·cols) → Promise<Float32Array>
+Napi::Value MatrixToArray(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    auto matrix = NativeMatrix::require(info[0], "matrix");
+    Napi::Float32Array out = parseMatrixDestination(info[1], matrix->rows * matrix->cols);
+    struct Pending {
+      std::shared_ptr<MatrixData> matrix;
+      Napi::Reference<Napi::Float32Array> out;
+      HostUse use;
+    };
+    auto pending = std::make_shared<Pending>(Pending{matrix, Napi::Persistent(out), HostUse()});
+    pending->use = HostUse(out.Data(), out.ByteLength());
+    float* destination = out.Data();
+    return queueTask(
+        info.Env(), "cuda-matmul:Matrix.toArray",
+        [pending, destination] { runMatrixDownload(*pending->matrix, destination, pending->use.pinned()); },
+        [pending](Napi::Env) -> Napi::Value { return pending->out.Value(); });
+  });
+}
+
+}  // namespace
+
+void initMatrixBinding(Napi::Env env, Napi::Object exports) {
+  auto* matrixClass = new MatrixClass{Napi::Persistent(NativeMatrix::define(env))};
+  env.SetInstanceData<MatrixClass>(matrixClass);  // deleted with the environment
+  exports.Set("NativeMatrix", matrixClass->constructor.Value());
+  exports.Set("matrixFrom", Napi::Function::New(env, MatrixFrom, "matrixFrom"));
+  exports.Set("matrixMultiply", Napi::Function::New(env, MatrixMultiply, "matrixMultiply"));
+  exports.Set("matrixToArray", Napi::Function::New(env, MatrixToArray, "matrixToArray"));
+}
+
+}  // namespace cuda_matmul
