@@ -104,11 +104,13 @@ test('Matrix.from and matmul refuse bad arguments', async () => {
 
 describeGpu(gpuSuiteName('Matrix on CUDA'), () => {
   test('device memory is reported while a Matrix lives and given back by dispose', async () => {
-    const before = info().memory.deviceBytesInUse;
+    // Other tests' matrices may be garbage collected meanwhile, so only bounds can be checked.
+    const bytes = 4 * 1024 * 1024;
     const M = await Matrix.from(randomMatrix(1024 * 1024), 1024, 1024, { backend: 'cuda' });
-    expect(info().memory.deviceBytesInUse).toBeGreaterThanOrEqual(before + 4 * 1024 * 1024);
+    const during = info().memory.deviceBytesInUse;
+    expect(during).toBeGreaterThanOrEqual(bytes);
     M.dispose();
-    expect(info().memory.deviceBytesInUse).toBe(before);
+    expect(info().memory.deviceBytesInUse).toBeLessThanOrEqual(during - bytes);
   });
 
   test('precision tf32 and every kernel by name', async () => {
