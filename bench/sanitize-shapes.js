@@ -2,7 +2,7 @@
 // Runs every CUDA kernel once on edge shapes, for compute-sanitizer:
 //   compute-sanitizer --tool memcheck node bench/sanitize-shapes.js   (also --tool racecheck)
 'use strict';
-const { matmulSync } = require('..');
+const { matmulSync, gemm } = require('..');
 
 // The last three make the plan pick each of mma's larger block tiles (test/helpers.ts, MMA_TILE_SHAPES).
 const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601]];
@@ -28,4 +28,23 @@ for (const { kernel, precision, tolerance } of RUNS) {
     console.log(`${kernel} ${precision} ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }
 }
-process.exit(failures ? 1 : 0);
+// gemm's transpose and combine kernels, on the same edge shapes (run once each, checked against the CPU).
+(async () => {
+  for (const [m, k, n] of SHAPES.slice(0, 5)) {
+    const args = () => ({ a: Float32Array.from({ length: m * k }, Math.random), b: Float32Array.from({ length: k * n }, Math.random), m, k, n, transA: true, transB: true, alpha: 0.5, beta: 2 });
+    const common = args();
+    const c0 = Float32Array.from({ length: m * n }, Math.random);
+    const onGpu = await gemm({ ...common, c: c0.slice() }, { backend: 'cuda' });
+    const onCpu = await gemm({ ...common, c: c0.slice() }, { backend: 'cpu' });
+    let diff = 0;
+    let norm = 0;
+    for (let i = 0; i < onCpu.length; i++) {
+      diff += (onGpu[i] - onCpu[i]) ** 2;
+      norm += onCpu[i] ** 2;
+    }
+    const error = Math.sqrt(diff / norm);
+    if (!(error < 1e-5)) failures++;
+    console.log(`gemm Aᵀ·Bᵀ α β ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
+  }
+  process.exit(failures ? 1 : 0);
+})();

@@ -6,6 +6,8 @@ import { native } from './native';
 import { validateHostArray, validateHostLength, validateMatmul } from './validate';
 import type { Info, MatmulOptions, Shape } from './types';
 
+export { gemm } from './gemm';
+export type { GemmArrays, GemmMatrices, GemmOptions } from './gemm';
 export { Matrix } from './matrix';
 export type { MatrixOptions, MatrixProductOptions } from './matrix';
 export type { Backend, DeviceInfo, Info, KernelName, MatmulOptions, MemoryInfo, Precision, Shape } from './types';

@@ -80,6 +80,11 @@ export class Matrix {
     this.dispose();
   }
 
+  /** @internal The native matrix, for gemm (lib/gemm.ts); a TypeError naming `name` once disposed. */
+  handle(name = 'a'): NativeMatrixHandle {
+    return this.#live(name);
+  }
+
   #live(name = 'matrix'): NativeMatrixHandle {
     if (this.#handle.disposed) throw new TypeError(`${name}: this Matrix was disposed`);
     return this.#handle;

@@ -24,6 +24,8 @@ export interface NativeBinding {
   matrixFrom(data: Float32Array, rows: number, cols: number, options: object): Promise<NativeMatrixHandle>;
   matrixMultiply(a: NativeMatrixHandle, b: NativeMatrixHandle, options: object): Promise<NativeMatrixHandle>;
   matrixToArray(matrix: NativeMatrixHandle, out: Float32Array): Promise<Float32Array>;
+  gemm(args: object, options: object): Promise<Float32Array>;
+  matrixGemm(a: NativeMatrixHandle, b: NativeMatrixHandle, c: NativeMatrixHandle, shape: object, options: object): Promise<NativeMatrixHandle>;
 }
 
 const packageRoot = path.join(__dirname, '..');

@@ -1,7 +1,9 @@
 // Argument validation at the TypeScript boundary. Every message starts with the name of the argument at
 // fault. native/arguments.cpp repeats these checks so the addon is safe on its own.
 import { types } from 'util';
-import type { Matrix, MatrixOptions, MatrixProductOptions } from './matrix';
+import type { GemmArrays, GemmMatrices, GemmOptions } from './gemm';
+import { Matrix } from './matrix';
+import type { MatrixOptions, MatrixProductOptions } from './matrix';
 import type { MatmulOptions, Shape } from './types';
 
 const BACKENDS = ['auto', 'cuda', 'cpu'];
@@ -154,4 +156,71 @@ export function validateMatrixToArray(out: unknown, length: number): void {
   if (out === undefined) return;
   checkFloat32Array(out, 'out');
   checkLength(out, 'out', length, 'rows·cols');
+}
+
+const GEMM_SHAPE_NAMES = ['a', 'b', 'c', 'm', 'k', 'n', 'transA', 'transB', 'alpha', 'beta'];
+const GEMM_BATCH_NAMES = ['batch', 'strideA', 'strideB', 'strideC'];
+
+function checkOptionalBoolean(args: Record<string, unknown>, name: string): void {
+  if (args[name] !== undefined && typeof args[name] !== 'boolean')
+    throw new TypeError(`${name}: expected a boolean, got ${describe(args[name])}`);
+}
+
+function checkOptionalScalar(args: Record<string, unknown>, name: string): void {
+  const value = args[name];
+  if (value === undefined) return;
+  if (typeof value !== 'number') throw new TypeError(`${name}: expected a finite number, got ${describe(value)}`);
+  if (!Number.isFinite(value)) throw new RangeError(`${name}: expected a finite number, got ${value}`);
+}
+
+function stridedSpan(batch: number, stride: number, each: number, what: string): number {
+  return batch === 0 ? 0 : checkedProduct(batch - 1, stride, what) + each;
+}
+
+function checkAtLeast(array: Float32Array, name: string, needed: number): void {
+  if (array.length < needed)
+    throw new RangeError(`${name}: length ${array.length} is too short: batch, strides and shape need ${needed}`);
+}
+
+/** Checks gemm's arguments; says whether they are Float32Arrays or Matrices. */
+export function validateGemm(args: unknown, options: GemmOptions | undefined): 'arrays' | 'matrices' {
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    throw new TypeError(`args: expected an object { a, b, c, m, k, n, … }, got ${describe(args)}`);
+  const raw = args as Record<string, unknown>;
+  const matrices = raw.a instanceof Matrix;
+  checkOptionsObject(raw, matrices ? GEMM_SHAPE_NAMES : [...GEMM_SHAPE_NAMES, ...GEMM_BATCH_NAMES]);
+  const m = checkCount(raw.m, 'm');
+  const k = checkCount(raw.k, 'k');
+  const n = checkCount(raw.n, 'n');
+  checkOptionalBoolean(raw, 'transA');
+  checkOptionalBoolean(raw, 'transB');
+  checkOptionalScalar(raw, 'alpha');
+  checkOptionalScalar(raw, 'beta');
+  const opts = checkOptionsObject(options, matrices ? ['kernel', 'precision'] : ['backend', 'kernel', 'precision', 'device']);
+  checkChoice(opts, 'backend', BACKENDS);
+  checkChoice(opts, 'kernel', KERNELS);
+  checkChoice(opts, 'precision', PRECISIONS);
+  checkDevice(opts.device);
+  if (matrices) {
+    for (const name of ['b', 'c'])
+      if (!(raw[name] instanceof Matrix)) throw new TypeError(`${name}: expected a Matrix like a, got ${describe(raw[name])}`);
+    return 'matrices';
+  }
+  const { a, b, c } = args as GemmArrays;
+  checkFloat32Array(a, 'a');
+  checkFloat32Array(b, 'b');
+  checkFloat32Array(c, 'c');
+  const [mk, kn, mn] = [checkedProduct(m, k, 'm·k'), checkedProduct(k, n, 'k·n'), checkedProduct(m, n, 'm·n')];
+  const batch = raw.batch === undefined ? 1 : checkCount(raw.batch, 'batch');
+  const strideA = raw.strideA === undefined ? mk : checkCount(raw.strideA, 'strideA');
+  const strideB = raw.strideB === undefined ? kn : checkCount(raw.strideB, 'strideB');
+  const strideC = raw.strideC === undefined ? mn : checkCount(raw.strideC, 'strideC');
+  if (batch > 1 && strideC < mn)
+    throw new RangeError(`strideC: ${strideC} would make the batch's results overlap (m·n = ${mn})`);
+  checkAtLeast(a, 'a', stridedSpan(batch, strideA, mk, 'batch·strideA'));
+  checkAtLeast(b, 'b', stridedSpan(batch, strideB, kn, 'batch·strideB'));
+  checkAtLeast(c, 'c', stridedSpan(batch, strideC, mn, 'batch·strideC'));
+  if (sharesMemory(c, a) || sharesMemory(c, b))
+    throw new RangeError('c: must not share memory with a or b (they are read while it is written)');
+  return 'arrays';
 }

@@ -3,7 +3,10 @@
 // freeHost are in host_arrays.cpp.
 #include <napi.h>
 
+#include <memory>
+
 #include "arguments.h"
+#include "async_task.h"
 #include "cuda_backend.h"
 #include "host_arrays.h"
 #include "matrix_binding.h"
@@ -24,6 +27,24 @@ Napi::Value MatmulSync(const Napi::CallbackInfo& info) {
 
 Napi::Value MatmulAsync(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value { return queueMatmul(info.Env(), parseMatmulCall(info)); });
+}
+
+// gemm on Float32Arrays, off the JavaScript thread; resolves to c.
+Napi::Value Gemm(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    GemmCall call = parseGemmCall(info);
+    struct Pending {
+      GemmRequest request;
+      Napi::Reference<Napi::Float32Array> a, b, c;
+      HostUse uses[3];
+    };
+    auto pending = std::make_shared<Pending>(Pending{call.request, Napi::Persistent(call.a), Napi::Persistent(call.b),
+                                                     Napi::Persistent(call.c),
+                                                     {std::move(call.uses[0]), std::move(call.uses[1]), std::move(call.uses[2])}});
+    return queueTask(
+        info.Env(), "cuda-matmul:gemm", [pending] { runGemm(pending->request); },
+        [pending](Napi::Env) -> Napi::Value { return pending->c.Value(); });
+  });
 }
 
 Napi::Value AllocHost(const Napi::CallbackInfo& info) {
@@ -73,6 +94,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("matmulSync", Napi::Function::New(env, cuda_matmul::MatmulSync, "matmulSync"));
   exports.Set("matmul", Napi::Function::New(env, cuda_matmul::MatmulAsync, "matmul"));
   exports.Set("cudaInfo", Napi::Function::New(env, cuda_matmul::CudaInfo, "cudaInfo"));
+  exports.Set("gemm", Napi::Function::New(env, cuda_matmul::Gemm, "gemm"));
   exports.Set("allocHost", Napi::Function::New(env, cuda_matmul::AllocHost, "allocHost"));
   exports.Set("freeHost", Napi::Function::New(env, cuda_matmul::FreeHost, "freeHost"));
   exports.Set("trimIdle", Napi::Function::New(env, cuda_matmul::TrimIdle, "trimIdle"));

@@ -128,6 +128,41 @@ Napi::Object optionsObject(const Napi::Value& value) {
   return value.As<Napi::Object>();
 }
 
+bool optionalBoolean(const Napi::Object& args, const char* name) {
+  const Napi::Value value = args.Get(name);
+  if (value.IsUndefined()) return false;
+  if (!value.IsBoolean()) fail(ErrorKind::Type, std::string(name) + ": expected a boolean, got " + describe(value));
+  return value.As<Napi::Boolean>().Value();
+}
+
+float optionalScalar(const Napi::Object& args, const char* name, float fallback) {
+  const Napi::Value value = args.Get(name);
+  if (value.IsUndefined()) return fallback;
+  if (!value.IsNumber()) fail(ErrorKind::Type, std::string(name) + ": expected a finite number, got " + describe(value));
+  const double d = value.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(d)) fail(ErrorKind::Range, std::string(name) + ": expected a finite number, got " + value.ToString().Utf8Value());
+  return static_cast<float>(d);
+}
+
+int64_t optionalCount(const Napi::Object& args, const char* name, int64_t fallback) {
+  const Napi::Value value = args.Get(name);
+  return value.IsUndefined() ? fallback : requireCount(value, name);
+}
+
+// The elements `batch` strided entries of `each` elements span: (batch − 1)·stride + each.
+int64_t stridedSpan(int64_t batch, int64_t stride, int64_t each, const char* what) {
+  if (batch == 0) return 0;
+  const int64_t steps = checkedProduct(batch - 1, stride, what);
+  if (steps > static_cast<int64_t>(kMaxSafeInteger) - each) fail(ErrorKind::Range, std::string("shape: ") + what + " is too large (it overflows)");
+  return steps + each;
+}
+
+void requireAtLeast(const Napi::Float32Array& array, const char* name, int64_t needed) {
+  if (static_cast<int64_t>(array.ElementLength()) < needed)
+    fail(ErrorKind::Range, std::string(name) + ": length " + std::to_string(array.ElementLength()) +
+                               " is too short: batch, strides and shape need " + std::to_string(needed));
+}
+
 }  // namespace
 
 MatmulCall parseMatmulCall(const Napi::CallbackInfo& info) {
@@ -194,6 +229,64 @@ Napi::Float32Array parseMatrixDestination(const Napi::Value& value, int64_t leng
   Napi::Float32Array out = requireFloat32Array(value, "out");
   requireLength(out, "out", length, "rows·cols");
   return out;
+}
+
+GemmShape parseGemmShape(const Napi::Object& args) {
+  GemmShape shape;
+  shape.m = requireDimension(args, "m");
+  shape.k = requireDimension(args, "k");
+  shape.n = requireDimension(args, "n");
+  shape.transA = optionalBoolean(args, "transA");
+  shape.transB = optionalBoolean(args, "transB");
+  shape.alpha = optionalScalar(args, "alpha", 1.0f);
+  shape.beta = optionalScalar(args, "beta", 0.0f);
+  return shape;
+}
+
+GemmCall parseGemmCall(const Napi::CallbackInfo& info) {
+  if (!info[0].IsObject() || info[0].IsArray())
+    fail(ErrorKind::Type, "args: expected an object { a, b, c, m, k, n, … }, got " + describe(info[0]));
+  const auto args = info[0].As<Napi::Object>();
+  rejectUnknownOptions(args, {"a", "b", "c", "m", "k", "n", "transA", "transB", "alpha", "beta", "batch", "strideA",
+                              "strideB", "strideC"});
+  GemmCall call;
+  call.a = requireFloat32Array(args.Get("a"), "a");
+  call.b = requireFloat32Array(args.Get("b"), "b");
+  call.c = requireFloat32Array(args.Get("c"), "c");
+  GemmRequest& r = call.request;
+  r.shape = parseGemmShape(args);
+  const int64_t mk = checkedProduct(r.shape.m, r.shape.k, "m·k"), kn = checkedProduct(r.shape.k, r.shape.n, "k·n");
+  const int64_t mn = checkedProduct(r.shape.m, r.shape.n, "m·n");
+  r.batch = optionalCount(args, "batch", 1);
+  r.strideA = optionalCount(args, "strideA", mk);
+  r.strideB = optionalCount(args, "strideB", kn);
+  r.strideC = optionalCount(args, "strideC", mn);
+  if (r.batch > 1 && r.strideC < mn)
+    fail(ErrorKind::Range, "strideC: " + std::to_string(r.strideC) + " would make the batch's results overlap (m·n = " +
+                               std::to_string(mn) + ")");
+  requireAtLeast(call.a, "a", stridedSpan(r.batch, r.strideA, mk, "batch·strideA"));
+  requireAtLeast(call.b, "b", stridedSpan(r.batch, r.strideB, kn, "batch·strideB"));
+  requireAtLeast(call.c, "c", stridedSpan(r.batch, r.strideC, mn, "batch·strideC"));
+  if (overlaps(call.c, call.a) || overlaps(call.c, call.b))
+    fail(ErrorKind::Range, "c: must not share memory with a or b (they are read while it is written)");
+
+  const Napi::Object options = optionsObject(info[1]);
+  rejectUnknownOptions(options, {"backend", "kernel", "precision", "device"});
+  r.backend = parseBackend(optionalString(options, "backend"));
+  r.kernel = parseKernel(optionalString(options, "kernel"));
+  r.precision = parsePrecision(optionalString(options, "precision"));
+  r.device = parseDevice(options);
+
+  r.a = call.a.Data();
+  r.b = call.b.Data();
+  r.c = call.c.Data();
+  call.uses[0] = HostUse(r.a, call.a.ByteLength());
+  call.uses[1] = HostUse(r.b, call.b.ByteLength());
+  call.uses[2] = HostUse(r.c, call.c.ByteLength());
+  r.pinnedA = call.uses[0].pinned();
+  r.pinnedB = call.uses[1].pinned();
+  r.pinnedC = call.uses[2].pinned();
+  return call;
 }
 
 int64_t parseHostLength(const Napi::Value& value) {

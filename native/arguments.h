@@ -19,6 +19,18 @@ struct MatmulCall {
 // `out` is options.out, or a new zero-filled Float32Array of m·n elements.
 MatmulCall parseMatmulCall(const Napi::CallbackInfo& info);
 
+// native.gemm({ a, b, c, m, k, n, transA, transB, alpha, beta, batch, strideA, strideB, strideC },
+//             { backend, kernel, precision, device }) on Float32Arrays.
+struct GemmCall {
+  GemmRequest request;
+  Napi::Float32Array a, b, c;
+  HostUse uses[3];
+};
+GemmCall parseGemmCall(const Napi::CallbackInfo& info);
+
+// The shape part of gemm's arguments (m, k, n, transA, transB, alpha, beta), for arrays and Matrices.
+GemmShape parseGemmShape(const Napi::Object& args);
+
 // native.matrixFrom(data, rows, cols, { backend, device }): data.length must be rows·cols.
 struct MatrixSource {
   Napi::Float32Array array;

@@ -156,4 +156,19 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
   for (std::thread& helper : helpers) helper.join();
 }
 
+void cpuTranspose(const float* src, int64_t rows, int64_t cols, float* dst) {
+  constexpr int64_t kBlock = 32;  // blocks, so both sides are walked a cache line at a time
+  for (int64_t i0 = 0; i0 < rows; i0 += kBlock)
+    for (int64_t j0 = 0; j0 < cols; j0 += kBlock)
+      for (int64_t i = i0; i < std::min(rows, i0 + kBlock); ++i)
+        for (int64_t j = j0; j < std::min(cols, j0 + kBlock); ++j) dst[j * rows + i] = src[i * cols + j];
+}
+
+void cpuCombine(float* c, const float* t, int64_t count, float alpha, float beta) {
+  if (beta == 0.0f)
+    for (int64_t i = 0; i < count; ++i) c[i] = alpha * t[i];
+  else
+    for (int64_t i = 0; i < count; ++i) c[i] = alpha * t[i] + beta * c[i];
+}
+
 }  // namespace cuda_matmul

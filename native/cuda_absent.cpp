@@ -19,6 +19,9 @@ std::shared_ptr<DeviceResident> cudaAllocateResident(int, int64_t, int64_t) { un
 void cudaDownloadResident(const DeviceResident&, float*, bool) { unavailable(); }
 void cudaMultiplyResident(const KernelPlan&, const DeviceResident&, const DeviceResident&, DeviceResident&) { unavailable(); }
 
+std::shared_ptr<DeviceResident> cudaTransposeResident(const DeviceResident&) { unavailable(); }
+void cudaCombineResident(DeviceResident&, const DeviceResident&, float, float) { unavailable(); }
+
 MemoryUsage cudaMemoryUsage() { return {}; }
 void cudaTrimIdle(double) {}
 void* cudaAllocatePinned(size_t) { return nullptr; }

@@ -48,6 +48,11 @@ void cudaDownloadResident(const DeviceResident& matrix, float* host, bool pinned
 // c = a·b, all on the same device (the plan checked the shapes and the device).
 void cudaMultiplyResident(const KernelPlan& plan, const DeviceResident& a, const DeviceResident& b, DeviceResident& c);
 
+// gemm's pieces around the product, on the device (gemm_ops.cu): the transpose of a matrix, and
+// c = α·t + β·c (β = 0: c = α·t, whatever c held).
+std::shared_ptr<DeviceResident> cudaTransposeResident(const DeviceResident& matrix);
+void cudaCombineResident(DeviceResident& c, const DeviceResident& t, float alpha, float beta);
+
 // Page-locked host memory for allocHost (host_memory.cpp): nullptr when it cannot be had.
 void* cudaAllocatePinned(size_t bytes);
 void cudaFreePinned(void* data);

@@ -4,21 +4,9 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
-#include "device_kernels.h"
-#include "device_pools.h"
-#include "transfers.h"
+#include "device_resident.h"
 
 namespace cuda_matmul {
-
-struct DeviceResident {
-  DeviceResident(int device, int64_t rows, int64_t cols)
-      : device(device), rows(rows), cols(cols), pitch(paddedPitch(cols)), memory(device, sizeof(float) * rows * pitch) {}
-  DeviceRows data() const { return {memory.floats(), pitch}; }
-
-  int device;
-  int64_t rows, cols, pitch;
-  DeviceAllocation memory;
-};
 
 std::shared_ptr<DeviceResident> cudaAllocateResident(int device, int64_t rows, int64_t cols) {
   checkCuda(cudaSetDevice(device), "cudaSetDevice");

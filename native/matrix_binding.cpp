@@ -137,6 +137,30 @@ Napi::Value MatrixToArray(const Napi::CallbackInfo& info) {
   });
 }
 
+// matrixGemm(a, b, c: NativeMatrix, { m, k, n, transA, transB, alpha, beta }, { kernel, precision }) → Promise<c>
+Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    auto a = NativeMatrix::require(info[0], "a");
+    auto b = NativeMatrix::require(info[1], "b");
+    auto c = NativeMatrix::require(info[2], "c");
+    if (!info[3].IsObject()) throw MatmulError(ErrorKind::Type, "shape: expected an object { m, k, n, … }");
+    const GemmShape shape = parseGemmShape(info[3].As<Napi::Object>());
+    const MatrixProductOptions options = parseMatrixProductOptions(info[4]);
+    if (!options.out.IsUndefined()) throw MatmulError(ErrorKind::Type, "options: unknown option 'out' (gemm writes c)");
+    struct Pending {
+      std::shared_ptr<MatrixData> a, b, c;
+      Napi::Reference<Napi::Object> cObject;
+    };
+    auto pending = std::make_shared<Pending>(Pending{a, b, c, Napi::Persistent(info[2].As<Napi::Object>())});
+    return queueTask(
+        info.Env(), "cuda-matmul:Matrix gemm",
+        [pending, shape, kernel = options.kernel, precision = options.precision] {
+          runMatrixGemm(*pending->a, *pending->b, *pending->c, shape, kernel, precision);
+        },
+        [pending](Napi::Env) -> Napi::Value { return pending->cObject.Value(); });
+  });
+}
+
 }  // namespace
 
 void initMatrixBinding(Napi::Env env, Napi::Object exports) {
@@ -146,6 +170,7 @@ void initMatrixBinding(Napi::Env env, Napi::Object exports) {
   exports.Set("matrixFrom", Napi::Function::New(env, MatrixFrom, "matrixFrom"));
   exports.Set("matrixMultiply", Napi::Function::New(env, MatrixMultiply, "matrixMultiply"));
   exports.Set("matrixToArray", Napi::Function::New(env, MatrixToArray, "matrixToArray"));
+  exports.Set("matrixGemm", Napi::Function::New(env, MatrixGemm, "matrixGemm"));
 }
 
 }  // namespace cuda_matmul

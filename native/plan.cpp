@@ -4,6 +4,7 @@
 #include "plan.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "cpu_gemm.h"
 #include "cuda_backend.h"
@@ -154,6 +155,106 @@ void runMatrixProduct(const MatrixData& a, const MatrixData& b, MatrixData& out,
   request.precision = precision;
   request.device = a.device;
   cudaMultiplyResident(planKernel(request, checkDevice(a.device)), *a.onDevice, *b.onDevice, *out.onDevice);
+}
+
+namespace {
+
+// The shape a gemm operand is stored in: op(X) is rows×cols, X itself the transpose when trans is set.
+struct Stored {
+  int64_t rows, cols;
+};
+Stored storedShape(int64_t rows, int64_t cols, bool trans) { return trans ? Stored{cols, rows} : Stored{rows, cols}; }
+
+MatmulRequest productRequest(const GemmShape& shape, Kernel kernel, Precision precision, int device) {
+  MatmulRequest request;
+  request.m = shape.m;
+  request.k = shape.k;
+  request.n = shape.n;
+  request.kernel = kernel;
+  request.precision = precision;
+  request.device = device;
+  return request;
+}
+
+// One CPU gemm: c = α·op(a)·op(b) + β·c.
+void cpuGemmStep(const float* a, const float* b, float* c, const GemmShape& s) {
+  std::vector<float> aT, bT, product;
+  if (s.transA) {
+    aT.resize(static_cast<size_t>(s.m * s.k));
+    cpuTranspose(a, s.k, s.m, aT.data());
+    a = aT.data();
+  }
+  if (s.transB) {
+    bT.resize(static_cast<size_t>(s.k * s.n));
+    cpuTranspose(b, s.n, s.k, bT.data());
+    b = bT.data();
+  }
+  if (s.alpha == 1.0f && s.beta == 0.0f) return cpuGemm(a, b, c, s.m, s.k, s.n);
+  product.resize(static_cast<size_t>(s.m * s.n));
+  cpuGemm(a, b, product.data(), s.m, s.k, s.n);
+  cpuCombine(c, product.data(), s.m * s.n, s.alpha, s.beta);
+}
+
+// One CUDA gemm on resident operands: op(a) and op(b) materialised by a transpose where needed, the product
+// written straight into c when α = 1 and β = 0, else into a temporary combined into c.
+void cudaGemmStep(const KernelPlan& plan, int device, std::shared_ptr<DeviceResident> a, std::shared_ptr<DeviceResident> b,
+                  DeviceResident& c, const GemmShape& s) {
+  if (s.transA) a = cudaTransposeResident(*a);
+  if (s.transB) b = cudaTransposeResident(*b);
+  if (s.alpha == 1.0f && s.beta == 0.0f) return cudaMultiplyResident(plan, *a, *b, c);
+  auto product = cudaAllocateResident(device, s.m, s.n);
+  cudaMultiplyResident(plan, *a, *b, *product);
+  cudaCombineResident(c, *product, s.alpha, s.beta);
+}
+
+}  // namespace
+
+void runGemm(const GemmRequest& r) {
+  MatmulRequest request = productRequest(r.shape, r.kernel, r.precision, r.device);
+  request.backend = r.backend;
+  const Backend backend = resolveBackend(request);
+  const GemmShape& s = r.shape;
+  const Stored aShape = storedShape(s.m, s.k, s.transA), bShape = storedShape(s.k, s.n, s.transB);
+  if (backend == Backend::Cpu) {
+    for (int64_t i = 0; i < r.batch; ++i) cpuGemmStep(r.a + i * r.strideA, r.b + i * r.strideB, r.c + i * r.strideC, s);
+    return;
+  }
+  const KernelPlan plan = planKernel(request, checkDevice(r.device));
+  if (s.m == 0 || s.n == 0) return;
+  for (int64_t i = 0; i < r.batch; ++i) {
+    auto a = cudaUploadResident(r.device, r.a + i * r.strideA, aShape.rows, aShape.cols, r.pinnedA);
+    auto b = cudaUploadResident(r.device, r.b + i * r.strideB, bShape.rows, bShape.cols, r.pinnedB);
+    float* c = r.c + i * r.strideC;
+    // β ≠ 0 reads C: it goes up too. Otherwise C on the device is only written.
+    auto cOnDevice = s.beta != 0.0f ? cudaUploadResident(r.device, c, s.m, s.n, r.pinnedC) : cudaAllocateResident(r.device, s.m, s.n);
+    cudaGemmStep(plan, r.device, a, b, *cOnDevice, s);
+    cudaDownloadResident(*cOnDevice, c, r.pinnedC);
+  }
+}
+
+void runMatrixGemm(const MatrixData& a, const MatrixData& b, MatrixData& c, const GemmShape& s, Kernel kernel,
+                   Precision precision) {
+  if (a.backend != b.backend || a.device != b.device || c.backend != a.backend || c.device != a.device)
+    throw MatmulError(ErrorKind::Range, "matrix: a, b and c must live on the same backend and device");
+  if (&c == &a || &c == &b)
+    throw MatmulError(ErrorKind::Range, "c: must not be a or b (it is written while they are read)");
+  const Stored aShape = storedShape(s.m, s.k, s.transA), bShape = storedShape(s.k, s.n, s.transB);
+  auto check = [](const char* name, const MatrixData& x, Stored want) {
+    if (x.rows != want.rows || x.cols != want.cols)
+      throw MatmulError(ErrorKind::Range, std::string(name) + ": expected a " + std::to_string(want.rows) + "×" +
+                                              std::to_string(want.cols) + " Matrix for this m, k, n and trans, got " +
+                                              std::to_string(x.rows) + "×" + std::to_string(x.cols));
+  };
+  check("a", a, aShape);
+  check("b", b, bShape);
+  check("c", c, {s.m, s.n});
+  if (a.backend == Backend::Cpu) {
+    checkKernelOnCpu(kernel);
+    return cpuGemmStep(a.onHost.data(), b.onHost.data(), c.onHost.data(), s);
+  }
+  const KernelPlan plan = planKernel(productRequest(s, kernel, precision, a.device), checkDevice(a.device));
+  if (s.m == 0 || s.n == 0) return;
+  cudaGemmStep(plan, a.device, a.onDevice, b.onDevice, *c.onDevice, s);
 }
 
 }  // namespace cuda_matmul

@@ -20,6 +20,12 @@ std::shared_ptr<MatrixData> runMatrixUpload(const float* data, int64_t rows, int
 void runMatrixDownload(const MatrixData& matrix, float* out, bool pinned);
 // out = a·b. Checks the shapes, backends and devices (RangeError), the kernel against the backend.
 void runMatrixProduct(const MatrixData& a, const MatrixData& b, MatrixData& out, Kernel kernel, Precision precision);
+// gemm on host arrays (request.h, GemmRequest), on the backend it names, errors as for runMatmul.
+void runGemm(const GemmRequest& request);
+// gemm on Matrices: their stored shapes must agree with `shape` (op(a) m×k, op(b) k×n, c m×n), c is neither a nor b.
+void runMatrixGemm(const MatrixData& a, const MatrixData& b, MatrixData& c, const GemmShape& shape, Kernel kernel,
+                   Precision precision);
+
 // A new matrix of a's backend and device for a·b.
 std::shared_ptr<MatrixData> allocateMatrixLike(const MatrixData& a, int64_t rows, int64_t cols);
 

@@ -34,6 +34,27 @@ struct MatmulRequest {
   bool pinnedA = false, pinnedB = false, pinnedC = false;
 };
 
+// gemm: C = α·op(A)·op(B) + β·C, op(X) = Xᵀ when trans is set; op(A) is m×k, op(B) k×n, C m×n.
+struct GemmShape {
+  int64_t m = 0, k = 0, n = 0;
+  bool transA = false, transB = false;
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+// gemm on host arrays: `batch` products, the i-th reading a + i·strideA, b + i·strideB, writing c + i·strideC.
+struct GemmRequest {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  GemmShape shape;
+  int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
+  Backend backend = Backend::Auto;
+  Kernel kernel = Kernel::Auto;
+  Precision precision = Precision::Fp32;
+  int device = 0;
+  bool pinnedA = false, pinnedB = false, pinnedC = false;
+};
+
 // What the plan decided for a CUDA run: which kernel, at which tile shape (mma only), in which precision,
 // and how many rows of C each pipelined panel covers.
 struct KernelPlan {

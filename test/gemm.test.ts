@@ -1,0 +1,136 @@
+// gemm: C = α·op(A)·op(B) + β·C on Float32Arrays (batches with strides) and on Matrices, every backend,
+// against a float64 reference; and its bad-argument errors.
+import { gemm, info, Matrix } from '../lib';
+import { native } from '../lib/native';
+import { randomMatrix } from './helpers';
+
+const BACKENDS = ['cpu', ...(info().backend === 'cuda' ? ['cuda' as const] : [])] as const;
+
+interface Case {
+  m: number;
+  k: number;
+  n: number;
+  transA: boolean;
+  transB: boolean;
+  alpha: number;
+  beta: number;
+}
+
+/** float64 α·op(A)·op(B) + β·C for one product; A stored k×m when transA, B stored n×k when transB. */
+function reference(a: Float32Array, b: Float32Array, c: Float32Array, s: Case): Float64Array {
+  const out = new Float64Array(s.m * s.n);
+  for (let i = 0; i < s.m; i++)
+    for (let j = 0; j < s.n; j++) {
+      let sum = 0;
+      for (let p = 0; p < s.k; p++) sum += (s.transA ? a[p * s.m + i] : a[i * s.k + p]) * (s.transB ? b[j * s.k + p] : b[p * s.n + j]);
+      out[i * s.n + j] = s.alpha * sum + (s.beta === 0 ? 0 : s.beta * c[i * s.n + j]);
+    }
+  return out;
+}
+
+function relative(got: Float32Array, want: Float64Array): number {
+  let diff = 0;
+  let norm = 0;
+  want.forEach((w, i) => {
+    diff += (got[i] - w) ** 2;
+    norm += w ** 2;
+  });
+  return norm === 0 ? Math.sqrt(diff) : Math.sqrt(diff / norm);
+}
+
+const CASES: Case[] = [];
+for (const [m, k, n] of [[37, 53, 29], [1, 300, 211], [129, 1, 65], [64, 64, 64]])
+  for (const transA of [false, true])
+    for (const transB of [false, true]) CASES.push({ m, k, n, transA, transB, alpha: 0.5, beta: -1.5 });
+CASES.push({ m: 97, k: 131, n: 61, transA: true, transB: false, alpha: 1, beta: 0 });
+CASES.push({ m: 6, k: 0, n: 4, transA: false, transB: true, alpha: 2, beta: 3 });
+
+const label = (s: Case) => `${s.m}×${s.k}×${s.n}${s.transA ? ' Aᵀ' : ''}${s.transB ? ' Bᵀ' : ''} α=${s.alpha} β=${s.beta}`;
+
+describe.each(BACKENDS)('gemm on backend %s', (backend) => {
+  test.each(CASES.map((s) => [label(s), s] as const))('arrays: %s', async (_name, s) => {
+    const a = randomMatrix(s.m * s.k);
+    const b = randomMatrix(s.k * s.n);
+    const c = s.beta === 0 ? new Float32Array(s.m * s.n).fill(NaN) : randomMatrix(s.m * s.n);
+    const want = reference(a, b, c, s);
+    const result = await gemm({ a, b, c, ...s }, { backend });
+    expect(result).toBe(c);
+    expect(relative(c, want)).toBeLessThanOrEqual(1e-5);
+  });
+
+  test('a strided batch: every product right, the gaps between them untouched', async () => {
+    const s: Case = { m: 33, k: 17, n: 9, transA: true, transB: true, alpha: -1, beta: 0.25 };
+    const batch = 3;
+    const [strideA, strideB, strideC] = [s.m * s.k + 5, s.k * s.n + 2, s.m * s.n + 7];
+    const a = randomMatrix(strideA * batch);
+    const b = randomMatrix(strideB * batch);
+    const c = randomMatrix(strideC * batch);
+    const before = c.slice();
+    await gemm({ a, b, c, ...s, batch, strideA, strideB, strideC }, { backend });
+    for (let i = 0; i < batch; i++) {
+      const want = reference(a.subarray(i * strideA), b.subarray(i * strideB), before.subarray(i * strideC), s);
+      expect(relative(c.subarray(i * strideC, i * strideC + s.m * s.n), want)).toBeLessThanOrEqual(1e-5);
+      expect(Array.from(c.subarray(i * strideC + s.m * s.n, (i + 1) * strideC))).toEqual(
+        Array.from(before.subarray(i * strideC + s.m * s.n, (i + 1) * strideC)),
+      );
+    }
+  });
+
+  test.each(CASES.filter((s) => s.m === 37 || s.k === 0).map((s) => [label(s), s] as const))('Matrices: %s', async (_name, s) => {
+    const a = randomMatrix(s.m * s.k);
+    const b = randomMatrix(s.k * s.n);
+    const c = randomMatrix(s.m * s.n);
+    const want = reference(a, b, c, s);
+    const [A, B, C] = await Promise.all([
+      Matrix.from(a, s.transA ? s.k : s.m, s.transA ? s.m : s.k, { backend }),
+      Matrix.from(b, s.transB ? s.n : s.k, s.transB ? s.k : s.n, { backend }),
+      Matrix.from(c, s.m, s.n, { backend }),
+    ]);
+    expect(await gemm({ a: A, b: B, c: C, ...s })).toBe(C);
+    expect(relative(await C.toArray(), want)).toBeLessThanOrEqual(1e-5);
+  });
+});
+
+describe('gemm bad arguments', () => {
+  const a = randomMatrix(6);
+  const b = randomMatrix(12);
+  const c = randomMatrix(8);
+  const ok = { a, b, c, m: 2, k: 3, n: 4 };
+  const BAD: [string, unknown, typeof TypeError | typeof RangeError, RegExp][] = [
+    ['args not an object', 5, TypeError, /^args: /],
+    ['a an Array', { ...ok, a: [1, 2] }, TypeError, /^a: expected a Float32Array/],
+    ['transA not a boolean', { ...ok, transA: 1 }, TypeError, /^transA: expected a boolean/],
+    ['alpha NaN', { ...ok, alpha: NaN }, RangeError, /^alpha: expected a finite number/],
+    ['beta a string', { ...ok, beta: '1' }, TypeError, /^beta: /],
+    ['c too short', { ...ok, c: randomMatrix(7) }, RangeError, /^c: length 7 is too short/],
+    ['batch too long for a', { ...ok, batch: 2 }, RangeError, /^a: length 6 is too short: .* need 12/],
+    ['overlapping results', { ...ok, batch: 2, strideC: 4, c: randomMatrix(16), a: randomMatrix(12), b: randomMatrix(24) }, RangeError, /^strideC: /],
+    ['c aliases a', { ...ok, c: a.subarray(0, 8) }, RangeError, /^c: .* (too short|must not share)/],
+    ['unknown field', { ...ok, transC: true }, TypeError, /^options: unknown option 'transC'/],
+  ];
+  test.each(BAD)('%s', async (_name, args, type, message) => {
+    const attempt = gemm(args as Parameters<typeof gemm>[0]);
+    await expect(attempt).rejects.toThrow(type);
+    await expect(gemm(args as Parameters<typeof gemm>[0])).rejects.toThrow(message);
+  });
+
+  test('the native binding alone refuses the same', () => {
+    const nameOf = (call: () => unknown): string => {
+      try {
+        call();
+      } catch (error) {
+        return (error as Error).name;
+      }
+      return 'no error';
+    };
+    for (const [, args, type] of BAD) expect(nameOf(() => native.gemm(args as object, {}))).toBe(type.name);
+  });
+
+  test('Matrices: wrong stored shapes are RangeErrors naming the operand', async () => {
+    const A = await Matrix.from(randomMatrix(6), 2, 3, { backend: 'cpu' });
+    const B = await Matrix.from(randomMatrix(12), 3, 4, { backend: 'cpu' });
+    const C = await Matrix.from(randomMatrix(8), 2, 4, { backend: 'cpu' });
+    await expect(gemm({ a: A, b: B, c: C, m: 2, k: 3, n: 4, transA: true })).rejects.toThrow(/^a: expected a 3×2 Matrix/);
+    await expect(gemm({ a: A, b: B, c: A, m: 2, k: 3, n: 4 } as never)).rejects.toThrow(/^c: /);
+  });
+});
