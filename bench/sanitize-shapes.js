@@ -11,19 +11,23 @@ const RUNS = [
   { kernel: 'mma', precision: 'tf32', tolerance: 1e-3 },
 ];
 let failures = 0;
+
+// ‖got − ref‖ / ‖ref‖
+function relativeTo(got, ref) {
+  let diff = 0;
+  let norm = 0;
+  for (let i = 0; i < ref.length; i++) {
+    diff += (got[i] - ref[i]) ** 2;
+    norm += ref[i] ** 2;
+  }
+  return Math.sqrt(diff / norm);
+}
 for (const { kernel, precision, tolerance } of RUNS) {
   for (const [m, k, n] of SHAPES) {
     const a = Float32Array.from({ length: m * k }, () => Math.random() * 2 - 1);
     const b = Float32Array.from({ length: k * n }, () => Math.random() * 2 - 1);
     const c = matmulSync(a, b, { m, k, n }, { backend: 'cuda', kernel, precision });
-    const ref = matmulSync(a, b, { m, k, n }, { backend: 'cpu' });
-    let diff = 0;
-    let norm = 0;
-    for (let i = 0; i < ref.length; i++) {
-      diff += (c[i] - ref[i]) ** 2;
-      norm += ref[i] ** 2;
-    }
-    const error = Math.sqrt(diff / norm);
+    const error = relativeTo(c, matmulSync(a, b, { m, k, n }, { backend: 'cpu' }));
     if (!(error < tolerance)) failures++;
     console.log(`${kernel} ${precision} ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }
@@ -35,14 +39,7 @@ for (const { kernel, precision, tolerance } of RUNS) {
     const common = args();
     const c0 = Float32Array.from({ length: m * n }, Math.random);
     const onGpu = await gemm({ ...common, c: c0.slice() }, { backend: 'cuda' });
-    const onCpu = await gemm({ ...common, c: c0.slice() }, { backend: 'cpu' });
-    let diff = 0;
-    let norm = 0;
-    for (let i = 0; i < onCpu.length; i++) {
-      diff += (onGpu[i] - onCpu[i]) ** 2;
-      norm += onCpu[i] ** 2;
-    }
-    const error = Math.sqrt(diff / norm);
+    const error = relativeTo(onGpu, await gemm({ ...common, c: c0.slice() }, { backend: 'cpu' }));
     if (!(error < 1e-5)) failures++;
     console.log(`gemm Aᵀ·Bᵀ α β ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }

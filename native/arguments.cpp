@@ -163,6 +163,21 @@ void requireAtLeast(const Napi::Float32Array& array, const char* name, int64_t n
                                " is too short: batch, strides and shape need " + std::to_string(needed));
 }
 
+// Points the request at the call's three arrays, takes the allocHost holds on them (so freeHost cannot free
+// them under the call), and records which are page-locked. For MatmulRequest and GemmRequest alike.
+template <class Request>
+void holdArrays(Request& r, HostUse (&uses)[3], Napi::Float32Array a, Napi::Float32Array b, Napi::Float32Array c) {
+  r.a = a.Data();
+  r.b = b.Data();
+  r.c = c.Data();
+  uses[0] = HostUse(r.a, a.ByteLength());
+  uses[1] = HostUse(r.b, b.ByteLength());
+  uses[2] = HostUse(r.c, c.ByteLength());
+  r.pinnedA = uses[0].pinned();
+  r.pinnedB = uses[1].pinned();
+  r.pinnedC = uses[2].pinned();
+}
+
 }  // namespace
 
 MatmulCall parseMatmulCall(const Napi::CallbackInfo& info) {
@@ -196,15 +211,7 @@ MatmulCall parseMatmulCall(const Napi::CallbackInfo& info) {
     if (overlaps(call.out, call.a) || overlaps(call.out, call.b))
       fail(ErrorKind::Range, "out: must not share memory with a or b (inputs are never modified)");
   }
-  r.a = call.a.Data();
-  r.b = call.b.Data();
-  r.c = call.out.Data();
-  call.uses[0] = HostUse(r.a, call.a.ByteLength());
-  call.uses[1] = HostUse(r.b, call.b.ByteLength());
-  call.uses[2] = HostUse(r.c, call.out.ByteLength());
-  r.pinnedA = call.uses[0].pinned();
-  r.pinnedB = call.uses[1].pinned();
-  r.pinnedC = call.uses[2].pinned();
+  holdArrays(r, call.uses, call.a, call.b, call.out);
   return call;
 }
 
@@ -277,15 +284,7 @@ GemmCall parseGemmCall(const Napi::CallbackInfo& info) {
   r.precision = parsePrecision(optionalString(options, "precision"));
   r.device = parseDevice(options);
 
-  r.a = call.a.Data();
-  r.b = call.b.Data();
-  r.c = call.c.Data();
-  call.uses[0] = HostUse(r.a, call.a.ByteLength());
-  call.uses[1] = HostUse(r.b, call.b.ByteLength());
-  call.uses[2] = HostUse(r.c, call.c.ByteLength());
-  r.pinnedA = call.uses[0].pinned();
-  r.pinnedB = call.uses[1].pinned();
-  r.pinnedC = call.uses[2].pinned();
+  holdArrays(r, call.uses, call.a, call.b, call.c);
   return call;
 }
 

@@ -75,6 +75,23 @@ KernelPlan planKernel(const MatmulRequest& request, const CudaDeviceInfo& device
   return plan;
 }
 
+// The shape a gemm operand is stored in: op(X) is rows×cols, X itself the transpose when trans is set.
+struct Stored {
+  int64_t rows, cols;
+};
+Stored storedShape(int64_t rows, int64_t cols, bool trans) { return trans ? Stored{cols, rows} : Stored{rows, cols}; }
+
+MatmulRequest productRequest(const GemmShape& shape, Kernel kernel, Precision precision, int device) {
+  MatmulRequest request;
+  request.m = shape.m;
+  request.k = shape.k;
+  request.n = shape.n;
+  request.kernel = kernel;
+  request.precision = precision;
+  request.device = device;
+  return request;
+}
+
 }  // namespace
 
 void runMatmul(const MatmulRequest& r) {
@@ -147,34 +164,15 @@ void runMatrixProduct(const MatrixData& a, const MatrixData& b, MatrixData& out,
     cpuGemm(a.onHost.data(), b.onHost.data(), out.onHost.data(), a.rows, a.cols, b.cols);
     return;
   }
-  MatmulRequest request;
-  request.m = a.rows;
-  request.k = a.cols;
-  request.n = b.cols;
-  request.kernel = kernel;
-  request.precision = precision;
-  request.device = a.device;
-  cudaMultiplyResident(planKernel(request, checkDevice(a.device)), *a.onDevice, *b.onDevice, *out.onDevice);
+  GemmShape shape;
+  shape.m = a.rows;
+  shape.k = a.cols;
+  shape.n = b.cols;
+  const KernelPlan plan = planKernel(productRequest(shape, kernel, precision, a.device), checkDevice(a.device));
+  cudaMultiplyResident(plan, *a.onDevice, *b.onDevice, *out.onDevice);
 }
 
 namespace {
-
-// The shape a gemm operand is stored in: op(X) is rows×cols, X itself the transpose when trans is set.
-struct Stored {
-  int64_t rows, cols;
-};
-Stored storedShape(int64_t rows, int64_t cols, bool trans) { return trans ? Stored{cols, rows} : Stored{rows, cols}; }
-
-MatmulRequest productRequest(const GemmShape& shape, Kernel kernel, Precision precision, int device) {
-  MatmulRequest request;
-  request.m = shape.m;
-  request.k = shape.k;
-  request.n = shape.n;
-  request.kernel = kernel;
-  request.precision = precision;
-  request.device = device;
-  return request;
-}
 
 // One CPU gemm: c = α·op(a)·op(b) + β·c.
 void cpuGemmStep(const float* a, const float* b, float* c, const GemmShape& s) {

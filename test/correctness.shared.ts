@@ -1,12 +1,7 @@
 // The correctness suite, run once per backend/kernel: fresh random inputs, a float64 reference,
 // NaN-poisoned outputs, subarray views, sync and async, inputs left unchanged.
 import { matmul, matmulSync, MatmulOptions } from '../lib';
-import { Case, EMPTY_SHAPES, poisoned, randomMatrix, relativeError, shapeName } from './helpers';
-
-/** Bitwise equality; jest's toEqual walks a million-element array element by element, for tens of seconds. */
-function sameBytes(x: Float32Array, y: Float32Array): boolean {
-  return Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength));
-}
+import { Case, EMPTY_SHAPES, poisoned, randomMatrix, relativeError, sameBytes, shapeName } from './helpers';
 
 export function correctnessSuite(options: MatmulOptions, shapes: Case[], tolerance: number): void {
   describe.each(shapes.map((s) => [shapeName(s), s] as const))('%s', (_name, { m, k, n }) => {

@@ -15,6 +15,21 @@ export function randomMatrix(length: number): Float32Array {
   return values;
 }
 
+/** Bitwise equality; jest's toEqual walks a million-element array element by element, for tens of seconds. */
+export function sameBytes(x: Float32Array, y: Float32Array): boolean {
+  return Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength));
+}
+
+/** What `call` throws (the native layer's errors come from Node's realm, not jest's: compare by name). */
+export function thrownBy(call: () => unknown): Error {
+  try {
+    call();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the call to throw');
+}
+
 /** NaN everywhere, so any element a kernel forgets to write shows up. */
 export function poisoned(length: number): Float32Array {
   return new Float32Array(length).fill(NaN);

@@ -1,13 +1,9 @@
 // Matrix: device-resident data (the CPU backend behaves the same). Products against a float64 reference,
 // chaining, `out`, disposal, and the errors.
 import { info, Matrix } from '../lib';
-import { describeGpu, gpuSuiteName, randomMatrix, relativeError } from './helpers';
+import { describeGpu, gpuSuiteName, randomMatrix, relativeError, sameBytes, thrownBy } from './helpers';
 
 const BACKENDS = ['cpu', ...(info().backend === 'cuda' ? ['cuda' as const] : [])] as const;
-
-function sameBytes(x: Float32Array, y: Float32Array): boolean {
-  return Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength));
-}
 
 describe.each(BACKENDS)('Matrix on backend %s', (backend) => {
   test('from → toArray gives back the same elements, any shape', async () => {
@@ -133,17 +129,9 @@ describeGpu(gpuSuiteName('Matrix on CUDA'), () => {
 
 test('the native binding alone refuses bad matrix arguments', async () => {
   const { native } = await import('../lib/native');
-  const name = (call: () => unknown): string => {
-    try {
-      call();
-    } catch (error) {
-      return (error as Error).name;
-    }
-    return 'no error';
-  };
-  expect(name(() => native.matrixFrom(new Float32Array(4), 3, 3, {}))).toBe('RangeError');
-  expect(name(() => native.matrixFrom(null as unknown as Float32Array, 1, 1, {}))).toBe('TypeError');
+  expect(thrownBy(() => native.matrixFrom(new Float32Array(4), 3, 3, {})).name).toBe('RangeError');
+  expect(thrownBy(() => native.matrixFrom(null as unknown as Float32Array, 1, 1, {})).name).toBe('TypeError');
   const fake = {} as Parameters<typeof native.matrixMultiply>[0];
-  expect(name(() => native.matrixMultiply(fake, fake, {}))).toBe('TypeError');
-  expect(name(() => native.matrixToArray(fake, new Float32Array(1)))).toBe('TypeError');
+  expect(thrownBy(() => native.matrixMultiply(fake, fake, {})).name).toBe('TypeError');
+  expect(thrownBy(() => native.matrixToArray(fake, new Float32Array(1))).name).toBe('TypeError');
 });

@@ -2,6 +2,7 @@
 // (rejected, never thrown synchronously), and from the native binding called directly (safe on its own).
 import { allocHost, freeHost, matmul, matmulSync } from '../lib';
 import { native } from '../lib/native';
+import { thrownBy } from './helpers';
 
 const f32 = (n: number) => new Float32Array(n).fill(1);
 const shape = { m: 2, k: 3, n: 4 };
@@ -51,14 +52,6 @@ const BAD_CALLS: BadCall[] = [
   ['out detached', [A, B, shape, { out: detached() }], TypeError, /^out: .*detached/],
 ];
 
-function thrownBy(call: () => unknown): Error {
-  try {
-    call();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to throw');
-}
 
 function aliasedOut(): unknown[] {
   const buffer = new Float32Array(64);
