@@ -3,7 +3,7 @@
 # memcheck and racecheck on every kernel's edge shapes, the kernel benchmark against cuBLAS, and the
 # end-to-end benchmark. Run there as `bash .gpu/run bash bench/gpu-check.sh` after ../shared/gpu/pack
 # build-cpu-only dist; logs go to $OUT (or ./gpu-logs). Short results are printed last. SKIP_TESTS=1 runs
-# only the benchmarks.
+# only the benchmarks, SKIP_BENCH=1 only the tests.
 set -u
 out=${OUT:-gpu-logs}
 mkdir -p "$out"
@@ -18,16 +18,20 @@ grep -E "^Tests:|^Test Suites:|✕" "$out/jest.log" > "$out/jest-summary.txt"
 timeout 70 compute-sanitizer --tool memcheck node bench/sanitize-shapes.js > "$out/memcheck.log" 2>&1
 timeout 70 compute-sanitizer --tool racecheck node bench/sanitize-shapes.js > "$out/racecheck.log" 2>&1
 fi
+if [ -z "${SKIP_BENCH:-}" ]; then
 timeout 200 node bench/bench.js ${BENCH_ARGS:-} > "$out/bench.log" 2>&1
 timeout 60 node bench/copy-threads.js > "$out/copy-threads.log" 2>&1
 timeout 60 node bench/transfers.js > "$out/transfers.log" 2>&1
+fi
 
 if [ -z "${SKIP_TESTS:-}" ]; then
   cat "$out/jest-summary.txt"
   step memcheck "$out/memcheck.log"
   step racecheck "$out/racecheck.log"
 fi
-sed -n '/^summary/,$p' "$out/bench.log"
-grep -A6 "^end to end" "$out/bench.log"
-sed -n '/^data path/,/^$/p' "$out/bench.log"
-cat "$out/copy-threads.log" "$out/transfers.log"
+if [ -z "${SKIP_BENCH:-}" ]; then
+  sed -n '/^summary/,$p' "$out/bench.log"
+  grep -A6 "^end to end" "$out/bench.log"
+  sed -n '/^data path/,/^$/p' "$out/bench.log"
+  cat "$out/copy-threads.log" "$out/transfers.log"
+fi
