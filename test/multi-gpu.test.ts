@@ -1,0 +1,49 @@
+// Several GPUs: `device` picks one, info().devices lists all, work on different devices runs side by side
+// and never mixes. Skipped visibly on machines with fewer than two usable GPUs.
+import { gemm, info, matmul, Matrix } from '../lib';
+import { randomMatrix, relativeError } from './helpers';
+
+const devices = info().devices;
+const describeMultiGpu = devices.length >= 2 ? describe : describe.skip;
+const suiteName =
+  devices.length >= 2
+    ? `several GPUs (${devices.map((d) => d.name).join(', ')})`
+    : `several GPUs — SKIPPED, ${devices.length} usable GPU(s) here`;
+
+describeMultiGpu(suiteName, () => {
+  test('every device listed multiplies correctly when chosen', async () => {
+    const [m, k, n] = [255, 257, 129];
+    for (const { index } of devices) {
+      const a = randomMatrix(m * k);
+      const b = randomMatrix(k * n);
+      const c = await matmul(a, b, { m, k, n }, { backend: 'cuda', device: index });
+      expect(relativeError(c, a, b, m, k, n)).toBeLessThanOrEqual(1e-5);
+    }
+  });
+
+  test('calls spread over all devices at once are all correct', async () => {
+    const calls = Array.from({ length: 200 }, (_, i) => {
+      const [m, k, n] = [[64, 64, 64], [97, 131, 61], [1000, 33, 900]][i % 3];
+      return { m, k, n, a: randomMatrix(m * k), b: randomMatrix(k * n), device: i % devices.length };
+    });
+    const results = await Promise.all(calls.map(({ a, b, m, k, n, device }) => matmul(a, b, { m, k, n }, { device })));
+    calls.forEach(({ a, b, m, k, n }, i) => expect(relativeError(results[i], a, b, m, k, n)).toBeLessThanOrEqual(1e-5));
+  });
+
+  test('Matrices live on the device asked for; mixing devices is a RangeError', async () => {
+    const [m, k, n] = [40, 50, 60];
+    const x = randomMatrix(m * k);
+    const w = randomMatrix(k * n);
+    const X1 = await Matrix.from(x, m, k, { device: 1 });
+    const W1 = await Matrix.from(w, k, n, { device: 1 });
+    expect(X1.device).toBe(1);
+    const Y = await X1.matmul(W1);
+    expect(Y.device).toBe(1);
+    expect(relativeError(await Y.toArray(), x, w, m, k, n)).toBeLessThanOrEqual(1e-5);
+    const W0 = await Matrix.from(w, k, n, { device: 0 });
+    await expect(X1.matmul(W0)).rejects.toThrow(/^matrix: both operands and out must live on the same backend and device/);
+    const C = await Matrix.from(new Float32Array(m * n), m, n, { device: 1 });
+    await gemm({ a: X1, b: W1, c: C, m, k, n });
+    expect(relativeError(await C.toArray(), x, w, m, k, n)).toBeLessThanOrEqual(1e-5);
+  });
+});
