@@ -2,6 +2,8 @@
 // queue as host products, multiplied in place on a pooled stream, downloaded on request.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "device_resident.h"
@@ -33,9 +35,14 @@ void cudaMultiplyResident(const KernelPlan& plan, const DeviceResident& a, const
   checkCuda(cudaSetDevice(a.device), "cudaSetDevice");
   const DeviceKernel& kernel = deviceKernel(plan);
   const PooledStream stream(a.device);
-  kernel.launch({a.memory.floats(), b.memory.floats(), c.memory.floats(), a.rows, a.cols, b.cols, a.pitch, b.pitch, c.pitch},
-                plan.precision, stream.get());
-  checkCuda(cudaGetLastError(), kernel.name);
+  // In slices of the plan's panel height, which keeps every grid within CUDA's 65535 blocks in y.
+  for (int64_t row = 0; row < a.rows; row += plan.panelRows) {
+    const int64_t rows = std::min(plan.panelRows, a.rows - row);
+    kernel.launch({a.memory.floats() + row * a.pitch, b.memory.floats(), c.memory.floats() + row * c.pitch, rows, a.cols,
+                   b.cols, a.pitch, b.pitch, c.pitch},
+                  plan.precision, stream.get());
+    checkCuda(cudaGetLastError(), kernel.name);
+  }
   checkCuda(cudaStreamSynchronize(stream.get()), kernel.name);
 }
 

@@ -5,6 +5,8 @@
 //   - combine: c = α·t + β·c, one element per thread.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "device_resident.h"
@@ -48,11 +50,16 @@ std::shared_ptr<DeviceResident> cudaTransposeResident(const DeviceResident& matr
   auto result = cudaAllocateResident(matrix.device, matrix.cols, matrix.rows);
   if (matrix.rows == 0 || matrix.cols == 0) return result;
   const PooledStream stream(matrix.device);
-  // Grid y is at most 65535 tiles: 2 million rows.
-  const dim3 grid(gridSize(matrix.cols, kTile), gridSize(matrix.rows, kTile)), block(kTile, kRowsPerPass);
-  transposeTiles<<<grid, block, 0, stream.get()>>>(matrix.memory.floats(), matrix.pitch, result->memory.floats(),
-                                                   result->pitch, matrix.rows, matrix.cols);
-  checkCuda(cudaGetLastError(), "transpose");
+  // Grids hold at most 65535 blocks in y: taller matrices go in slices of that many tiles of rows, each slice
+  // landing in the matching columns of the result.
+  constexpr int64_t kSliceRows = int64_t{65535} * kTile;
+  for (int64_t row = 0; row < matrix.rows; row += kSliceRows) {
+    const int64_t rows = std::min(kSliceRows, matrix.rows - row);
+    const dim3 grid(gridSize(matrix.cols, kTile), gridSize(rows, kTile)), block(kTile, kRowsPerPass);
+    transposeTiles<<<grid, block, 0, stream.get()>>>(matrix.memory.floats() + row * matrix.pitch, matrix.pitch,
+                                                     result->memory.floats() + row, result->pitch, rows, matrix.cols);
+    checkCuda(cudaGetLastError(), "transpose");
+  }
   checkCuda(cudaStreamSynchronize(stream.get()), "transpose");
   return result;
 }

@@ -126,3 +126,27 @@ describe('gemm bad arguments', () => {
     await expect(gemm({ a: A, b: B, c: A, m: 2, k: 3, n: 4 } as never)).rejects.toThrow(/^c: /);
   });
 });
+
+// Grids hold at most 65535 blocks in y: tall operands must be sliced, not refused or cut short.
+(info().backend === 'cuda' ? describe : describe.skip)('gemm and Matrix with very tall operands (CUDA grid limits)', () => {
+  const TALL = 2_100_001; // > 65535 × 32 rows (transpose tiles) and > 65535 × 16 (Muld tiles)
+
+  test(`transB of a ${TALL}×1 B`, async () => {
+    const s: Case = { m: 1, k: 1, n: TALL, transA: false, transB: true, alpha: 1, beta: 0 };
+    const a = randomMatrix(1);
+    const b = randomMatrix(TALL);
+    const c = new Float32Array(TALL).fill(NaN);
+    await gemm({ a, b, c, ...s }, { backend: 'cuda' });
+    expect(relative(c, reference(a, b, c, s))).toBeLessThanOrEqual(1e-6);
+  });
+
+  test.each(['muld', 'blocktile', 'mma'] as const)(`Matrix ${TALL}×1 · 1×3 with kernel %s`, async (kernel) => {
+    const x = randomMatrix(TALL);
+    const w = randomMatrix(3);
+    const X = await Matrix.from(x, TALL, 1, { backend: 'cuda' });
+    const W = await Matrix.from(w, 1, 3, { backend: 'cuda' });
+    const y = await (await X.matmul(W, { kernel })).toArray();
+    const want = reference(x, w, y, { m: TALL, k: 1, n: 3, transA: false, transB: false, alpha: 1, beta: 0 });
+    expect(relative(y, want)).toBeLessThanOrEqual(1e-6);
+  });
+});
