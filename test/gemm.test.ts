@@ -2,7 +2,7 @@
 // against a float64 reference; and its bad-argument errors.
 import { gemm, info, Matrix } from '../lib';
 import { native } from '../lib/native';
-import { randomMatrix, thrownBy } from './helpers';
+import { describeGpu, gpuSuiteName, randomMatrix, thrownBy } from './helpers';
 
 const BACKENDS = ['cpu', ...(info().backend === 'cuda' ? ['cuda' as const] : [])] as const;
 
@@ -128,7 +128,7 @@ describe('gemm bad arguments', () => {
 });
 
 // Grids hold at most 65535 blocks in y: tall operands must be sliced, not refused or cut short.
-(info().backend === 'cuda' ? describe : describe.skip)('gemm and Matrix with very tall operands (CUDA grid limits)', () => {
+describeGpu(gpuSuiteName('gemm and Matrix with very tall operands (CUDA grid limits)'), () => {
   const TALL = 2_100_001; // > 65535 × 32 rows (transpose tiles) and > 65535 × 16 (Muld tiles)
 
   test(`transB of a ${TALL}×1 B`, async () => {
