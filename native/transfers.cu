@@ -1,7 +1,5 @@
 #include "transfers.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -68,15 +66,6 @@ void copy2D(float* dst, int64_t dstPitch, const float* src, int64_t srcPitch, in
             what);
 }
 
-// A new result array is fresh memory: the first write to each 4 KB page faults. Asking for 2 MB pages where
-// the system allows it (transparent huge pages in 'madvise' mode) makes that 512 times fewer faults.
-void preferHugePages(void* data, size_t bytes) {
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice: failure is fine
-}
-
 }  // namespace
 
 TransferQueue::TransferQueue(cudaStream_t stream) : stream_(stream), slots_(new Slot[kSlots]) {}
@@ -113,7 +102,6 @@ void TransferQueue::download(DeviceRows device, float* host, int64_t rows, int64
   if (pinned)
     return copy2D(host, cols, device.data, device.pitch, rows, cols, cudaMemcpyDeviceToHost, stream_,
                   "cudaMemcpy2DAsync(to host)");
-  preferHugePages(host, sizeof(float) * rows * cols);
   const std::vector<Piece> pieces = piecesOf(rows, cols);
   auto startPiece = [&](size_t i) {
     const Piece& p = pieces[i];
