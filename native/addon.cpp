@@ -3,10 +3,7 @@
 // freeHost are in host_arrays.cpp.
 #include <napi.h>
 
-#include <memory>
-
 #include "arguments.h"
-#include "async_task.h"
 #include "cuda_backend.h"
 #include "host_arrays.h"
 #include "matrix_binding.h"
@@ -31,20 +28,7 @@ Napi::Value MatmulAsync(const Napi::CallbackInfo& info) {
 
 // gemm on Float32Arrays, off the JavaScript thread; resolves to c.
 Napi::Value Gemm(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    GemmCall call = parseGemmCall(info);
-    struct Pending {
-      GemmRequest request;
-      Napi::Reference<Napi::Float32Array> a, b, c;
-      HostUse uses[3];
-    };
-    auto pending = std::make_shared<Pending>(Pending{call.request, Napi::Persistent(call.a), Napi::Persistent(call.b),
-                                                     Napi::Persistent(call.c),
-                                                     {std::move(call.uses[0]), std::move(call.uses[1]), std::move(call.uses[2])}});
-    return queueTask(
-        info.Env(), "cuda-matmul:gemm", [pending] { runGemm(pending->request); },
-        [pending](Napi::Env) -> Napi::Value { return pending->c.Value(); });
-  });
+  return guarded(info, [&]() -> Napi::Value { return queueGemm(info.Env(), parseGemmCall(info)); });
 }
 
 Napi::Value AllocHost(const Napi::CallbackInfo& info) {

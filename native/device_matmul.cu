@@ -17,24 +17,13 @@
 #include "cuda_check.h"
 #include "device_kernels.h"
 #include "device_pools.h"
+#include "device_resident.h"
 #include "host_copy.h"
 #include "plan_tiles.h"
 #include "transfers.h"
 
 namespace cuda_matmul {
 namespace {
-
-// A rows×cols matrix in pooled device memory, rows padded.
-class DeviceMatrix {
- public:
-  DeviceMatrix(int device, int64_t rows, int64_t cols)
-      : pitch_(paddedPitch(cols)), memory_(device, sizeof(float) * rows * pitch_) {}
-  DeviceRows rowsFrom(int64_t row) const { return {memory_.floats() + row * pitch_, pitch_}; }
-
- private:
-  int64_t pitch_;
-  DeviceAllocation memory_;
-};
 
 class Event {
  public:
@@ -88,7 +77,7 @@ void multiplyInPanels(const KernelPlan& plan, const DeviceKernel& kernel, const 
   const int64_t hA = r.m, wA = r.k, wB = r.n;
   const int device = r.device;
 
-  const DeviceMatrix Ad(device, hA, wA), Bd(device, wA, wB), Cd(device, hA, wB);
+  const DeviceResident Ad(device, hA, wA), Bd(device, wA, wB), Cd(device, hA, wB);
   // Declared after the buffers, so destroyed first: each waits for its stream before the buffers are released.
   const PooledStream in(device), compute(device), out(device);
   TransferQueue uploads(in.get()), downloads(out.get());

@@ -42,7 +42,7 @@ class DeviceMemoryPool {
     cudaError_t status = cudaMalloc(&data, bytes);
     if (status == cudaErrorMemoryAllocation) {  // the cache may be what fills the device: empty it, try again
       cudaGetLastError();
-      releaseCached(device, Clock::time_point::max());
+      releaseAllCached(device);
       status = cudaMalloc(&data, bytes);
     }
     checkCuda(status, "cudaMalloc");
@@ -64,9 +64,17 @@ class DeviceMemoryPool {
   }
 
   // Frees every cached block if the pool has been idle since `idleSince` and nothing is in use.
-  void releaseCached(int device, Clock::time_point idleSince) {
+  void releaseCachedIfIdle(int device, Clock::time_point idleSince) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (inUse_ > 0 || lastUse_ > idleSince) return;
+    }
+    releaseAllCached(device);
+  }
+
+  // Frees every cached block (blocks in use are not in the cache).
+  void releaseAllCached(int device) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (idleSince != Clock::time_point::max() && (inUse_ > 0 || lastUse_ > idleSince)) return;
     int previous = 0;
     cudaGetDevice(&previous);
     cudaSetDevice(device);
@@ -138,7 +146,7 @@ class StagingPool {
     cudaFreeHost(data);
     --allocated_;
   }
-  void releaseCached(Clock::time_point idleSince) {
+  void releaseCachedIfIdle(Clock::time_point idleSince) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (lastUse_ > idleSince) return;
     for (void* data : free_) cudaFreeHost(data);
@@ -177,14 +185,10 @@ StagingPool& stagingPool() {
   return *pool;
 }
 
+// The devices the probe found (cuda_device.cu), without asking the driver again.
 std::vector<int> knownDevices() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError();
-    return {};
-  }
-  std::vector<int> devices(count);
-  for (int i = 0; i < count; ++i) devices[i] = i;
+  std::vector<int> devices;
+  for (const CudaDeviceInfo& device : cudaStatus().devices) devices.push_back(device.index);
   return devices;
 }
 
@@ -216,8 +220,8 @@ MemoryUsage cudaMemoryUsage() {
 
 void cudaTrimIdle(double idleSeconds) {
   const auto idleSince = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(idleSeconds));
-  for (int device : knownDevices()) poolsOf(device).memory.releaseCached(device, idleSince);
-  stagingPool().releaseCached(idleSince);
+  for (int device : knownDevices()) poolsOf(device).memory.releaseCachedIfIdle(device, idleSince);
+  stagingPool().releaseCachedIfIdle(idleSince);
 }
 
 }  // namespace cuda_matmul

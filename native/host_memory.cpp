@@ -1,6 +1,8 @@
 #include "host_memory.h"
 
 #include <cstdlib>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -30,6 +32,7 @@ class Registry {
     std::lock_guard<std::mutex> lock(mutex_);
     const uint64_t id = nextId_++;
     entries_.emplace(id, entry);
+    byAddress_.emplace(entry.data, id);
     return id;
   }
 
@@ -41,45 +44,52 @@ class Registry {
       it->second.releasePending = true;
       return;
     }
-    const Entry entry = it->second;
-    entries_.erase(it);
-    lock.unlock();
-    freeMemory(entry);
+    eraseAndFree(it, lock);
   }
 
-  // The id of the live allocation holding [data, data+bytes), with a use taken on it; 0 if none.
+  // The id of the live allocation holding [data, data+bytes), with a use taken on it; 0 if none. Every
+  // matmul asks this of its three arrays, so it is a lookup by address, not a scan.
   uint64_t acquire(const void* data, size_t bytes, bool* pinned) {
     std::lock_guard<std::mutex> lock(mutex_);
+    auto after = byAddress_.upper_bound(data);
+    if (after == byAddress_.begin()) return 0;
+    const uint64_t id = std::prev(after)->second;
+    Entry& entry = entries_.at(id);
     const auto* p = static_cast<const char*>(data);
-    for (auto& [id, entry] : entries_) {
-      const auto* begin = static_cast<const char*>(entry.data);
-      if (!entry.releasePending && p >= begin && p + bytes <= begin + entry.bytes) {
-        ++entry.uses;
-        *pinned = entry.pinned;
-        return id;
-      }
-    }
-    return 0;
+    const auto* begin = static_cast<const char*>(entry.data);
+    if (entry.releasePending || p + bytes > begin + entry.bytes) return 0;
+    ++entry.uses;
+    *pinned = entry.pinned;
+    return id;
   }
 
   void endUse(uint64_t id) {
     std::unique_lock<std::mutex> lock(mutex_);
     auto it = entries_.find(id);
     if (it == entries_.end() || --it->second.uses > 0 || !it->second.releasePending) return;
+    eraseAndFree(it, lock);
+  }
+
+  bool findStart(const void* data, size_t bytes, uint64_t* id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = byAddress_.find(data);
+    if (it == byAddress_.end()) return false;
+    const Entry& entry = entries_.at(it->second);
+    if (entry.bytes != bytes || entry.releasePending) return false;
+    *id = it->second;
+    return true;
+  }
+
+ private:
+  // Forgets the entry, then frees its memory outside the lock (cudaFreeHost can take a while).
+  void eraseAndFree(std::map<uint64_t, Entry>::iterator it, std::unique_lock<std::mutex>& lock) {
     const Entry entry = it->second;
+    byAddress_.erase(entry.data);
     entries_.erase(it);
     lock.unlock();
     freeMemory(entry);
   }
 
-  bool findStart(const void* data, size_t bytes, uint64_t* id) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& [key, entry] : entries_)
-      if (entry.data == data && entry.bytes == bytes && !entry.releasePending) return *id = key, true;
-    return false;
-  }
-
- private:
   static void freeMemory(const Entry& entry) {
     if (entry.pinned)
       cudaFreePinned(entry.data);
@@ -89,6 +99,7 @@ class Registry {
 
   std::mutex mutex_;
   std::map<uint64_t, Entry> entries_;
+  std::map<const void*, uint64_t, std::less<>> byAddress_;  // live allocations by first byte
   uint64_t nextId_ = 1;
 };
 
