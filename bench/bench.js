@@ -169,7 +169,9 @@ function kernelBenchmark() {
   const binary = path.join(os.tmpdir(), 'cuda-matmul-kernels');
   const arch = info().devices[0].computeCapability.replace('.', '');
   try {
-    execFileSync('nvcc', ['-O3', '-std=c++17', `-arch=sm_${arch}`, '-I', path.join(__dirname, '..', 'native'), source,
+    // On compute capability 9.0, sm_90a: the wgmma kernel exists only there (as in the addon's build).
+    const target = arch === '90' ? ['-gencode=arch=compute_90a,code=sm_90a', '-DCUDA_MATMUL_WGMMA'] : [`-arch=sm_${arch}`];
+    execFileSync('nvcc', ['-O3', '-std=c++17', ...target, '-I', path.join(__dirname, '..', 'native'), source,
       '-lcublas', '-o', binary], { stdio: 'inherit' });
   } catch (error) {
     console.log(`\nkernel benchmark skipped: could not build bench/kernels.cu with nvcc and cuBLAS (${error.message.split('\n')[0]})`);

@@ -13,7 +13,7 @@ step() { echo "== $1: $(tail -n 1 "$2" | cut -c1-200)"; }
 # Each step has its own time limit, so one slow step cannot take the others' share of the call.
 # 4 jest workers: the CPU suites' threads would otherwise crowd the 16 cores.
 if [ -z "${SKIP_TESTS:-}" ]; then
-timeout 220 npx jest --ci --maxWorkers=4 ${JEST_ARGS:-} > "$out/jest.log" 2>&1
+timeout 300 npx jest --ci --maxWorkers=4 ${JEST_ARGS:-} > "$out/jest.log" 2>&1
 grep -E "^Tests:|^Test Suites:|✕" "$out/jest.log" > "$out/jest-summary.txt"
 timeout 70 compute-sanitizer --tool memcheck node bench/sanitize-shapes.js > "$out/memcheck.log" 2>&1
 timeout 70 compute-sanitizer --tool racecheck node bench/sanitize-shapes.js > "$out/racecheck.log" 2>&1

@@ -3,6 +3,8 @@
 // ships; "auto" is the kernel and tile that kernel: 'auto' picks for the shape. --tune adds every mma tile
 // and configurations not built into the product.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I native bench/kernels.cu -lcublas -o kernels && ./kernels [sizes...]
+// On an H100/H200, -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA adds the wgmma kernel (step 3),
+// timed with the transpose of B it needs ("wgmma") and without ("wgmma, Bᵀ given").
 // Method: U[-1,1] inputs, several input sets rotated so repeated runs do not measure L2 (50 MB on H100),
 // warm-up runs first, then the median of the timed runs; accuracy against a float64 GPU reference.
 #include <cublas_v2.h>
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,8 @@
 #include "../native/mma.cu"
 #include "../native/muld.cu"
 #include "../native/plan_tiles.h"
+#include "../native/transpose.cu"
+#include "../native/wgmma.cu"
 
 using cuda_matmul::checkCuda;
 
@@ -78,6 +83,7 @@ struct Problem {
   int sets;  // input sets rotated between runs
   std::vector<float*> a, b;
   float* c = nullptr;
+  float* bt = nullptr;  // Bᵀ for kernels that read it (transposedB), n × paddedPitch(k)
   double* ref = nullptr;
   cuda_matmul::GemmOperands operands(int set) const { return {a[set], b[set], c, m, k, n, lda, ldb, ldc}; }
 };
@@ -96,6 +102,7 @@ Problem makeProblem(int64_t m, int64_t k, int64_t n) {
     p.b.push_back(b);
   }
   checkCuda(cudaMalloc(&p.c, m * p.ldc * sizeof(float)), "malloc c");
+  checkCuda(cudaMalloc(&p.bt, n * cuda_matmul::paddedPitch(k) * sizeof(float)), "malloc bt");
   checkCuda(cudaMalloc(&p.ref, m * n * sizeof(double)), "malloc ref");
   referenceFloat64<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(p.a[0], p.b[0], p.ref, m, k, n, p.lda, p.ldb);
   checkCuda(cudaDeviceSynchronize(), "reference");
@@ -106,6 +113,7 @@ void freeProblem(Problem& p) {
   for (float* x : p.a) cudaFree(x);
   for (float* x : p.b) cudaFree(x);
   cudaFree(p.c);
+  cudaFree(p.bt);
   cudaFree(p.ref);
 }
 
@@ -143,11 +151,32 @@ Result measure(Problem& p, const Runner& run) {
   return {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, error};
 }
 
-// A kernel of the product, in one precision.
-Runner product(const cuda_matmul::DeviceKernel& kernel, cuda_matmul::Precision precision) {
-  return [&kernel, precision](const cuda_matmul::GemmOperands& operands) {
-    kernel.launch(operands, precision, nullptr);
+// A kernel of the product, in one precision; kernels that read Bᵀ get it transposed into bt first, as the
+// product does, and that transpose is timed with them.
+Runner product(const cuda_matmul::DeviceKernel& kernel, cuda_matmul::Precision precision, float* bt) {
+  return [&kernel, precision, bt](cuda_matmul::GemmOperands o) {
+    if (kernel.transposedB) {
+      const int64_t ldbt = cuda_matmul::paddedPitch(o.k);
+      cuda_matmul::launchTranspose(o.b, o.ldb, bt, ldbt, o.k, o.n, cuda_matmul::Rounding::Tf32, nullptr);
+      o.b = bt;
+      o.ldb = ldbt;
+    }
+    kernel.launch(o, precision, nullptr);
     checkCuda(cudaGetLastError(), kernel.name);
+  };
+}
+
+// wgmma on a Bᵀ transposed once, at the first (accuracy) run; the timed runs reuse it whatever input set
+// they are given, which changes nothing in the time.
+Runner wgmmaOnGivenTranspose(const Problem& p) {
+  return [bt = p.bt, transposed = std::make_shared<bool>(false)](cuda_matmul::GemmOperands o) {
+    const int64_t ldbt = cuda_matmul::paddedPitch(o.k);
+    if (!*transposed) cuda_matmul::launchTranspose(o.b, o.ldb, bt, ldbt, o.k, o.n, cuda_matmul::Rounding::Tf32, nullptr);
+    *transposed = true;
+    o.b = bt;
+    o.ldb = ldbt;
+    cuda_matmul::kWgmmaKernel.launch(o, cuda_matmul::Precision::Tf32, nullptr);
+    checkCuda(cudaGetLastError(), "wgmma");
   };
 }
 
@@ -166,22 +195,41 @@ struct Candidate {
   Runner run;
 };
 
-// What kernel: 'auto' runs on this GPU for this shape (native/plan.cpp + plan_tiles.h, sm_80 and newer).
-const cuda_matmul::DeviceKernel& autoKernel(int64_t m, int64_t n, int multiprocessors) {
-  return cuda_matmul::kMmaKernels[static_cast<int>(cuda_matmul::chooseMmaTile(m, n, multiprocessors))];
+#if defined(CUDA_MATMUL_WGMMA)
+constexpr bool kWgmmaBuilt = true;
+#else
+constexpr bool kWgmmaBuilt = false;
+#endif
+
+// What kernel: 'auto' runs on this GPU for this shape and precision (native/plan.cpp + plan_tiles.h, sm_80 and
+// newer; wgmma on compute capability 9.0 when built for sm_90a).
+const cuda_matmul::DeviceKernel& autoKernel(const Problem& p, cuda_matmul::Precision precision, const cudaDeviceProp& props) {
+  using namespace cuda_matmul;
+  const bool hopper = kWgmmaBuilt && props.major == 9 && props.minor == 0;
+  if (precision == Precision::Tf32 && hopper && wgmmaPaysFor(p.m, p.k, p.n)) return kWgmmaKernel;
+  return kMmaKernels[static_cast<int>(chooseMmaTile(p.m, p.n, props.multiProcessorCount))];
 }
 
-std::vector<Candidate> candidates(const Problem& p, int multiprocessors, bool tune) {
+std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props, bool tune) {
   using namespace cuda_matmul;
-  const DeviceKernel& chosen = autoKernel(p.m, p.n, multiprocessors);
-  std::vector<Candidate> list = {{"muld", false, product(kMuldKernel, Precision::Fp32)},
-                                 {"blocktile", false, product(kBlockTileKernel, Precision::Fp32)},
-                                 {std::string("auto = ") + chosen.name, false, product(chosen, Precision::Fp32)},
-                                 {std::string("auto tf32 = ") + chosen.name, true, product(chosen, Precision::Tf32)}};
+  const DeviceKernel& chosen = autoKernel(p, Precision::Fp32, props);
+  const DeviceKernel& chosenTf32 = autoKernel(p, Precision::Tf32, props);
+  std::vector<Candidate> list = {{"muld", false, product(kMuldKernel, Precision::Fp32, p.bt)},
+                                 {"blocktile", false, product(kBlockTileKernel, Precision::Fp32, p.bt)},
+                                 {std::string("auto = ") + chosen.name, false, product(chosen, Precision::Fp32, p.bt)},
+                                 {std::string("auto tf32 = ") + chosenTf32.name, true, product(chosenTf32, Precision::Tf32, p.bt)}};
   if (p.m * p.k * p.n > (int64_t(1) << 37)) list.erase(list.begin());  // Muld at 8192³: minutes
+  const bool hopper = kWgmmaBuilt && props.major == 9 && props.minor == 0;
+  if (hopper) {
+    const DeviceKernel& mmaTf32 = autoKernel(p, Precision::Fp32, props);
+    list.push_back({std::string(mmaTf32.name) + " tf32 (step 2)", true, product(mmaTf32, Precision::Tf32, p.bt)});
+    list.push_back({"wgmma, transposing B", true, product(kWgmmaKernel, Precision::Tf32, p.bt)});
+    list.push_back({"wgmma, Bᵀ given", true, wgmmaOnGivenTranspose(p)});
+  }
   if (tune) {
-    for (const auto& kernel : kMmaKernels) list.push_back({kernel.name, false, product(kernel, Precision::Fp32)});
-    for (const auto& kernel : kMmaKernels) list.push_back({std::string(kernel.name) + " tf32", true, product(kernel, Precision::Tf32)});
+    for (const auto& kernel : kMmaKernels) list.push_back({kernel.name, false, product(kernel, Precision::Fp32, p.bt)});
+    for (const auto& kernel : kMmaKernels)
+      list.push_back({std::string(kernel.name) + " tf32", true, product(kernel, Precision::Tf32, p.bt)});
     constexpr Precision fp32 = Precision::Fp32, tf32 = Precision::Tf32;
     list.push_back({"t 128x128 w64x32 k16s4", false, variant<MmaConfig<128, 128, 16, 2, 4, 4>, fp32>()});
     list.push_back({"t 128x128 w32x64 k16s4", false, variant<MmaConfig<128, 128, 16, 4, 2, 4>, fp32>()});
@@ -239,7 +287,7 @@ int main(int argc, char** argv) {
     };
     print("cublas sgemm", sgemm, sgemm);
     print("cublas tf32", tf32, tf32);
-    for (const Candidate& c : candidates(p, props.multiProcessorCount, tune)) {
+    for (const Candidate& c : candidates(p, props, tune)) {
       const Result r = measure(p, c.run);
       print(c.name, r, c.tf32 ? tf32 : sgemm);
       if (c.name.rfind("auto", 0) == 0)

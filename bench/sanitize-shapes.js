@@ -2,13 +2,15 @@
 // Runs every CUDA kernel once on edge shapes, for compute-sanitizer:
 //   compute-sanitizer --tool memcheck node bench/sanitize-shapes.js   (also --tool racecheck)
 'use strict';
-const { matmulSync, gemm } = require('..');
+const { matmulSync, gemm, info } = require('..');
 
 // The last three make the plan pick each of mma's larger block tiles (test/helpers.ts, MMA_TILE_SHAPES).
 const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601]];
 const RUNS = [
   ...['muld', 'blocktile', 'mma'].map((kernel) => ({ kernel, precision: 'fp32', tolerance: 1e-5 })),
   { kernel: 'mma', precision: 'tf32', tolerance: 1e-3 },
+  // wgmma (TMA, mbarriers, sm_90a) exists on compute capability 9.0 alone
+  ...(info().devices[0]?.computeCapability === '9.0' ? [{ kernel: 'wgmma', precision: 'tf32', tolerance: 1e-3 }] : []),
 ];
 let failures = 0;
 

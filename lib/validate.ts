@@ -7,7 +7,7 @@ import type { MatrixOptions, MatrixProductOptions } from './matrix';
 import type { MatmulOptions, Shape } from './types';
 
 const BACKENDS = ['auto', 'cuda', 'cpu'];
-const KERNELS = ['auto', 'muld', 'blocktile', 'mma'];
+const KERNELS = ['auto', 'muld', 'blocktile', 'mma', 'wgmma'];
 const PRECISIONS = ['fp32', 'tf32'];
 const OPTION_NAMES = ['backend', 'kernel', 'precision', 'out', 'device'];
 
@@ -71,6 +71,14 @@ function checkChoice(options: Record<string, unknown>, name: string, allowed: st
     throw new RangeError(`${name}: expected ${allowed.map((v) => `'${v}'`).join(', ')}, got '${value}'`);
 }
 
+/** The kernel and precision options; 'wgmma' has no fp32 mode, so it must be asked for with precision 'tf32'. */
+function checkKernelAndPrecision(options: Record<string, unknown>): void {
+  checkChoice(options, 'kernel', KERNELS);
+  checkChoice(options, 'precision', PRECISIONS);
+  if (options.kernel === 'wgmma' && options.precision !== 'tf32')
+    throw new RangeError("kernel: 'wgmma' computes in tf32 only; pass precision: 'tf32' (kernel 'mma' gives fp32 accuracy)");
+}
+
 function checkOptionsObject(options: unknown, names: string[]): Record<string, unknown> {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null || Array.isArray(options))
@@ -103,8 +111,7 @@ export function validateMatmul(a: unknown, b: unknown, shape: unknown, options: 
 
   const opts = checkOptionsObject(options, OPTION_NAMES);
   checkChoice(opts, 'backend', BACKENDS);
-  checkChoice(opts, 'kernel', KERNELS);
-  checkChoice(opts, 'precision', PRECISIONS);
+  checkKernelAndPrecision(opts);
   checkDevice(opts.device);
   const out = (opts as MatmulOptions).out;
   if (out !== undefined) {
@@ -145,8 +152,7 @@ export function validateMatrixFrom(data: unknown, rows: unknown, cols: unknown, 
 export function validateMatrixProduct(self: Matrix, other: unknown, options: MatrixProductOptions | undefined): void {
   if (!(other instanceof (self.constructor as typeof Matrix))) throw new TypeError(`other: expected a Matrix, got ${describe(other)}`);
   const opts = checkOptionsObject(options, ['kernel', 'precision', 'out']);
-  checkChoice(opts, 'kernel', KERNELS);
-  checkChoice(opts, 'precision', PRECISIONS);
+  checkKernelAndPrecision(opts);
   if (opts.out !== undefined && !(opts.out instanceof (self.constructor as typeof Matrix)))
     throw new TypeError(`out: expected a Matrix, got ${describe(opts.out)}`);
 }
@@ -198,8 +204,7 @@ export function validateGemm(args: unknown, options: GemmOptions | undefined): '
   checkOptionalScalar(raw, 'beta');
   const opts = checkOptionsObject(options, matrices ? ['kernel', 'precision'] : ['backend', 'kernel', 'precision', 'device']);
   checkChoice(opts, 'backend', BACKENDS);
-  checkChoice(opts, 'kernel', KERNELS);
-  checkChoice(opts, 'precision', PRECISIONS);
+  checkKernelAndPrecision(opts);
   checkDevice(opts.device);
   if (matrices) {
     for (const name of ['b', 'c'])

@@ -95,10 +95,13 @@ Kernel parseKernel(const std::string& text) {
   fail(ErrorKind::Range, "kernel: expected " + expected + ", got '" + text + "'");
 }
 
-Precision parsePrecision(const std::string& text) {
-  if (text.empty() || text == "fp32") return Precision::Fp32;
+// The precision, for the kernel already parsed: wgmma has no fp32 mode, so it must be asked for in tf32.
+Precision parsePrecision(const std::string& text, Kernel kernel) {
   if (text == "tf32") return Precision::Tf32;
-  fail(ErrorKind::Range, "precision: expected 'fp32', 'tf32', got '" + text + "'");
+  if (!text.empty() && text != "fp32") fail(ErrorKind::Range, "precision: expected 'fp32', 'tf32', got '" + text + "'");
+  if (kernel == Kernel::Wgmma)
+    fail(ErrorKind::Range, "kernel: 'wgmma' computes in tf32 only; pass precision: 'tf32' (kernel 'mma' gives fp32 accuracy)");
+  return Precision::Fp32;
 }
 
 int parseDevice(const Napi::Object& options) {
@@ -199,7 +202,7 @@ MatmulCall parseMatmulCall(const Napi::CallbackInfo& info) {
   rejectUnknownOptions(options, {"backend", "kernel", "precision", "out", "device"});
   r.backend = parseBackend(optionalString(options, "backend"));
   r.kernel = parseKernel(optionalString(options, "kernel"));
-  r.precision = parsePrecision(optionalString(options, "precision"));
+  r.precision = parsePrecision(optionalString(options, "precision"), r.kernel);
   r.device = parseDevice(options);
 
   const Napi::Value out = options.Get("out");
@@ -228,8 +231,8 @@ MatrixSource parseMatrixSource(const Napi::CallbackInfo& info) {
 MatrixProductOptions parseMatrixProductOptions(const Napi::Value& value) {
   const Napi::Object options = optionsObject(value);
   rejectUnknownOptions(options, {"kernel", "precision", "out"});
-  return {parseKernel(optionalString(options, "kernel")), parsePrecision(optionalString(options, "precision")),
-          options.Get("out")};
+  const Kernel kernel = parseKernel(optionalString(options, "kernel"));
+  return {kernel, parsePrecision(optionalString(options, "precision"), kernel), options.Get("out")};
 }
 
 Napi::Float32Array parseMatrixDestination(const Napi::Value& value, int64_t length) {
@@ -281,7 +284,7 @@ GemmCall parseGemmCall(const Napi::CallbackInfo& info) {
   rejectUnknownOptions(options, {"backend", "kernel", "precision", "device"});
   r.backend = parseBackend(optionalString(options, "backend"));
   r.kernel = parseKernel(optionalString(options, "kernel"));
-  r.precision = parsePrecision(optionalString(options, "precision"));
+  r.precision = parsePrecision(optionalString(options, "precision"), r.kernel);
   r.device = parseDevice(options);
 
   holdArrays(r, call.uses, call.a, call.b, call.c);

@@ -1,7 +1,8 @@
 // The CUDA kernels the planner can choose from, each behind one launch function with the same signature:
 // C (m×n) = A (m×k) · B (k×n) on device pointers, row-major with leading dimensions (row pitches, in floats)
 // lda ≥ k, ldb ≥ n, ldc ≥ n, launched on `stream`. Kernels without a faster, less exact mode compute 'tf32'
-// requests in full fp32 (more accurate than asked).
+// requests in full fp32 (more accurate than asked). A kernel marked transposedB multiplies in TF32 and reads
+// B as Bᵀ (n×k, ldb ≥ k) rounded to TF32: its callers make that once (launchTranspose) before the launches.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,11 +28,13 @@ inline bool rowsAligned16(const float* p, int64_t ld) { return reinterpret_cast<
 struct DeviceKernel {
   const char* name;
   void (*launch)(const GemmOperands& operands, Precision precision, cudaStream_t stream);
+  bool transposedB = false;
 };
 
 extern const DeviceKernel kMuldKernel;                 // muld.cu: step 0, the seeds' 16×16 shared-memory tiles
 extern const DeviceKernel kBlockTileKernel;            // blocktile.cu: step 1, 128×128 blocks, 8×8 per thread
 extern const DeviceKernel kMmaKernels[kMmaTileCount];  // mma.cu: step 2, tensor cores (3xTF32), by MmaTile
+extern const DeviceKernel kWgmmaKernel;                // wgmma.cu: step 3, Hopper wgmma + TMA, tf32 only
 
 // The kernel a plan names.
 inline const DeviceKernel& deviceKernel(const KernelPlan& plan) {
@@ -40,6 +43,8 @@ inline const DeviceKernel& deviceKernel(const KernelPlan& plan) {
       return kMuldKernel;
     case Kernel::Mma:
       return kMmaKernels[static_cast<int>(plan.tile)];
+    case Kernel::Wgmma:
+      return kWgmmaKernel;
     default:
       return kBlockTileKernel;
   }
@@ -48,5 +53,11 @@ inline const DeviceKernel& deviceKernel(const KernelPlan& plan) {
 // Matrices on the device keep rows padded to a multiple of 4 floats, so every kernel can use 16-byte loads
 // and stores whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001).
 inline int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
+
+// dst (cols×rows, pitch dstPitch) = srcᵀ (src rows×cols, pitch srcPitch), on `stream` (transpose.cu);
+// Rounding::Tf32 also rounds each element to TF32, for a kernel that multiplies in TF32.
+enum class Rounding { None, Tf32 };
+void launchTranspose(const float* src, int64_t srcPitch, float* dst, int64_t dstPitch, int64_t rows, int64_t cols,
+                     Rounding rounding, cudaStream_t stream);
 
 }  // namespace cuda_matmul

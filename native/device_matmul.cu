@@ -52,6 +52,7 @@ void multiplySmall(const KernelPlan& plan, const DeviceKernel& kernel, const Mat
   const int64_t lda = paddedPitch(r.k), ldb = paddedPitch(r.n), ldc = paddedPitch(r.n);
   const int64_t aFloats = r.m * lda, bFloats = r.k * ldb, cFloats = r.m * ldc;
   const DeviceAllocation device(r.device, sizeof(float) * (aFloats + bFloats + cFloats));
+  KernelOperandB operandB(kernel, r.device, r.k, r.n);
   const StagingBuffer staging;
   const PooledStream stream(r.device);  // destroyed first: waits for the copies before the buffers go back
   // The same layout on both sides: A | B | C, padded rows.
@@ -62,7 +63,8 @@ void multiplySmall(const KernelPlan& plan, const DeviceKernel& kernel, const Mat
   checkCuda(cudaMemcpyAsync(dev, host, sizeof(float) * (aFloats + bFloats), cudaMemcpyHostToDevice, stream.get()),
             "cudaMemcpyAsync(A and B to device)");
   float* const cDevice = dev + aFloats + bFloats;
-  kernel.launch({dev, dev + aFloats, cDevice, r.m, r.k, r.n, lda, ldb, ldc}, plan.precision, stream.get());
+  const DeviceRows b = operandB.from({dev + aFloats, ldb}, r.k, r.n, stream.get());
+  kernel.launch({dev, b.data, cDevice, r.m, r.k, r.n, lda, b.pitch, ldc}, plan.precision, stream.get());
   checkCuda(cudaGetLastError(), kernel.name);
   checkCuda(cudaMemcpyAsync(host + aFloats + bFloats, cDevice, sizeof(float) * cFloats, cudaMemcpyDeviceToHost, stream.get()),
             "cudaMemcpyAsync(C to host)");
@@ -78,12 +80,14 @@ void multiplyInPanels(const KernelPlan& plan, const DeviceKernel& kernel, const 
   const int device = r.device;
 
   const DeviceResident Ad(device, hA, wA), Bd(device, wA, wB), Cd(device, hA, wB);
+  KernelOperandB operandB(kernel, device, wA, wB);
   // Declared after the buffers, so destroyed first: each waits for its stream before the buffers are released.
   const PooledStream in(device), compute(device), out(device);
   TransferQueue uploads(in.get()), downloads(out.get());
   Event inputsReady, productReady;
 
   uploads.upload({B, wA, wB, r.pinnedB}, Bd.rowsFrom(0));
+  const DeviceRows b = operandB.from(Bd.rowsFrom(0), wA, wB, in.get());
   int64_t pendingRow = -1, pendingRows = 0;  // the panel computed but not yet copied out
   auto copyOutPending = [&] {
     if (pendingRow < 0) return;
@@ -93,7 +97,7 @@ void multiplyInPanels(const KernelPlan& plan, const DeviceKernel& kernel, const 
     const int64_t rows = std::min(plan.panelRows, hA - row);
     uploads.upload({A + row * wA, rows, wA, r.pinnedA}, Ad.rowsFrom(row));
     inputsReady.join(in.get(), compute.get());
-    const DeviceRows a = Ad.rowsFrom(row), b = Bd.rowsFrom(0), c = Cd.rowsFrom(row);
+    const DeviceRows a = Ad.rowsFrom(row), c = Cd.rowsFrom(row);
     kernel.launch({a.data, b.data, c.data, rows, wA, wB, a.pitch, b.pitch, c.pitch}, plan.precision, compute.get());
     checkCuda(cudaGetLastError(), kernel.name);
     copyOutPending();  // the previous panel, while this one computes

@@ -34,12 +34,14 @@ void cudaMultiplyResident(const KernelPlan& plan, const DeviceResident& a, const
   if (c.rows == 0 || c.cols == 0) return;
   checkCuda(cudaSetDevice(a.device), "cudaSetDevice");
   const DeviceKernel& kernel = deviceKernel(plan);
+  KernelOperandB operandB(kernel, a.device, b.rows, b.cols);
   const PooledStream stream(a.device);
+  const DeviceRows bk = operandB.from(b.data(), b.rows, b.cols, stream.get());
   // In slices of the plan's panel height, which keeps every grid within CUDA's 65535 blocks in y.
   for (int64_t row = 0; row < a.rows; row += plan.panelRows) {
     const int64_t rows = std::min(plan.panelRows, a.rows - row);
-    kernel.launch({a.memory.floats() + row * a.pitch, b.memory.floats(), c.memory.floats() + row * c.pitch, rows, a.cols,
-                   b.cols, a.pitch, b.pitch, c.pitch},
+    kernel.launch({a.memory.floats() + row * a.pitch, bk.data, c.memory.floats() + row * c.pitch, rows, a.cols, b.cols,
+                   a.pitch, bk.pitch, c.pitch},
                   plan.precision, stream.get());
     checkCuda(cudaGetLastError(), kernel.name);
   }

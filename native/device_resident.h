@@ -3,6 +3,9 @@
 // device_resident.cu, gemm_ops.cu); everything else sees it only through cuda_backend.h's functions.
 #pragma once
 
+#include <optional>
+
+#include "cuda_check.h"
 #include "device_kernels.h"
 #include "device_pools.h"
 #include "transfers.h"
@@ -18,6 +21,25 @@ struct DeviceResident {
   int device;
   int64_t rows, cols, pitch;
   DeviceAllocation memory;
+};
+
+// B as a kernel reads it: B itself, or for kernels marked transposedB (wgmma) Bᵀ rounded to TF32 in its own
+// padded matrix. Constructed before the caller's stream, so that Bᵀ outlives the work queued on it.
+class KernelOperandB {
+ public:
+  KernelOperandB(const DeviceKernel& kernel, int device, int64_t k, int64_t n) {
+    if (kernel.transposedB) transposed_.emplace(device, n, k);
+  }
+  // The operand to pass for B (k×n at b); a transpose, when needed, goes on `stream` first.
+  DeviceRows from(DeviceRows b, int64_t k, int64_t n, cudaStream_t stream) {
+    if (!transposed_) return b;
+    launchTranspose(b.data, b.pitch, transposed_->memory.floats(), transposed_->pitch, k, n, Rounding::Tf32, stream);
+    checkCuda(cudaGetLastError(), "transpose of B");
+    return transposed_->data();
+  }
+
+ private:
+  std::optional<DeviceResident> transposed_;
 };
 
 }  // namespace cuda_matmul

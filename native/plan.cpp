@@ -14,13 +14,40 @@
 namespace cuda_matmul {
 namespace {
 
-// The tensor-core kernel's mma.sync TF32 and cp.async need compute capability 8.0 (Ampere) or newer.
-constexpr int kMmaMinimumMajor = 8;
-
 std::string kernelName(Kernel kernel) {
   for (const KernelName& known : kKernelNames)
     if (known.kernel == kernel) return known.name;
   return "?";
+}
+
+// The tensor-core kernel's mma.sync TF32 and cp.async need compute capability 8.0 (Ampere) or newer.
+constexpr int kMmaMinimumMajor = 8;
+
+// wgmma exists on compute capability 9.0 alone (H100, H200), in sm_90a machine code, which the build has
+// when its architectures include 90a (CUDA_MATMUL_WGMMA, set by CMakeLists.txt and binding.gyp).
+bool wgmmaRuns(const CudaDeviceInfo& device) {
+#if defined(CUDA_MATMUL_WGMMA)
+  return device.major == 9 && device.minor == 0;
+#else
+  (void)device;
+  return false;
+#endif
+}
+
+bool wgmmaPays(const MatmulRequest& r, const CudaDeviceInfo& device) {
+  return r.precision == Precision::Tf32 && wgmmaRuns(device) && wgmmaPaysFor(r.m, r.k, r.n);
+}
+
+void checkExplicitKernel(const MatmulRequest& request, const CudaDeviceInfo& device) {
+  auto unsupported = [&](const std::string& why) {
+    throw MatmulError(ErrorKind::Failure, "kernel '" + kernelName(request.kernel) + "' " + why, "ERR_KERNEL_UNSUPPORTED");
+  };
+  const std::string onDevice =
+      "device " + std::to_string(device.index) + " (" + device.name + ") is " + device.computeCapability;
+  if (request.kernel == Kernel::Mma && device.major < kMmaMinimumMajor)
+    unsupported("needs compute capability " + std::to_string(kMmaMinimumMajor) + ".0 or newer; " + onDevice);
+  if (request.kernel == Kernel::Wgmma && !wgmmaRuns(device))
+    unsupported("needs compute capability 9.0 (H100, H200) and a build with sm_90a; " + onDevice);
 }
 
 void checkKernelOnCpu(Kernel kernel) {
@@ -57,19 +84,20 @@ const CudaDeviceInfo& checkDevice(int device) {
   return devices[device];
 }
 
-// 'auto' takes the fastest kernel measured (bench/NOTES.md): the tensor-core kernel where the device has
-// tensor cores it can use (3xTF32 beats FFMA at every shape measured, at better than fp32 accuracy), else
-// blocktile. Muld is never the fastest; it stays selectable as the readable baseline.
+// 'auto' takes the fastest kernel measured (bench/NOTES.md): wgmma for large tf32 products on an H100/H200,
+// otherwise the tensor-core kernel where the device has tensor cores it can use (3xTF32 beats FFMA at every
+// shape measured, at better than fp32 accuracy), else blocktile. Muld is never the fastest; it stays
+// selectable as the readable baseline.
+Kernel autoKernel(const MatmulRequest& request, const CudaDeviceInfo& device) {
+  if (wgmmaPays(request, device)) return Kernel::Wgmma;
+  return device.major >= kMmaMinimumMajor ? Kernel::Mma : Kernel::BlockTile;
+}
+
 KernelPlan planKernel(const MatmulRequest& request, const CudaDeviceInfo& device) {
-  const bool mmaRuns = device.major >= kMmaMinimumMajor;
-  if (request.kernel == Kernel::Mma && !mmaRuns)
-    throw MatmulError(ErrorKind::Failure,
-                      "kernel 'mma' needs compute capability " + std::to_string(kMmaMinimumMajor) + ".0 or newer; device " +
-                          std::to_string(device.index) + " (" + device.name + ") is " + device.computeCapability,
-                      "ERR_KERNEL_UNSUPPORTED");
+  checkExplicitKernel(request, device);
   KernelPlan plan;
   plan.precision = request.precision;
-  plan.kernel = request.kernel != Kernel::Auto ? request.kernel : mmaRuns ? Kernel::Mma : Kernel::BlockTile;
+  plan.kernel = request.kernel != Kernel::Auto ? request.kernel : autoKernel(request, device);
   if (plan.kernel == Kernel::Mma) plan.tile = chooseMmaTile(request.m, request.n, device.multiprocessors);
   plan.panelRows = choosePanelRows(request.m, request.n, tileShape(plan), device.multiprocessors);
   return plan;

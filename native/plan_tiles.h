@@ -32,6 +32,11 @@ inline MmaTile chooseMmaTile(int64_t m, int64_t n, int multiprocessors) {
   return cols == 128 ? MmaTile::Rows64Cols128 : MmaTile::Rows64Cols64;
 }
 
+// Whether the wgmma kernel (tf32 on an H100/H200) beats mma's tf32 mode for an m×k×n product (bench/NOTES.md,
+// step 3): from 1024×1024 outputs, with k deep enough to pay for transposing B. Below, and for skinny
+// products, mma's smaller tiles win (64×768×100000: 0.35× cuBLAS TF32 with wgmma, 0.96× with mma).
+inline bool wgmmaPaysFor(int64_t m, int64_t k, int64_t n) { return m >= 1024 && n >= 1024 && k >= 256; }
+
 struct TileShape {
   int64_t rows, cols;  // of C, per thread block
 };
@@ -48,6 +53,8 @@ constexpr TileShape tileShape(const KernelPlan& plan) {
         case MmaTile::Rows64Cols64: return {64, 64};
       }
       return {128, 128};
+    case Kernel::Wgmma:
+      return {128, 256};
     default:
       return {128, 128};
   }

@@ -7,13 +7,13 @@
 namespace cuda_matmul {
 
 enum class Backend { Auto, Cuda, Cpu };
-enum class Kernel { Auto, Muld, BlockTile, Mma };
+enum class Kernel { Auto, Muld, BlockTile, Mma, Wgmma };
 struct KernelName {
   Kernel kernel;
   const char* name;  // as JavaScript spells it
 };
 inline constexpr KernelName kKernelNames[] = {
-    {Kernel::Auto, "auto"}, {Kernel::Muld, "muld"}, {Kernel::BlockTile, "blocktile"}, {Kernel::Mma, "mma"}};
+    {Kernel::Auto, "auto"}, {Kernel::Muld, "muld"}, {Kernel::BlockTile, "blocktile"}, {Kernel::Mma, "mma"}, {Kernel::Wgmma, "wgmma"}};
 // fp32: float32 accuracy (default). tf32: tensor-core TF32 products, ~1e-4 relative error, faster.
 enum class Precision { Fp32, Tf32 };
 // The block tiles (rows × columns of C) the mma kernel is built for; the plan picks one per shape

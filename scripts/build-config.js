@@ -56,7 +56,8 @@ function values(what) {
     case 'sources':
       return [...config.common, ...(cuda ? config.cuda : config.withoutCuda)];
     case 'defines':
-      return config.defines;
+      // wgmma.cu's kernel exists only in sm_90a machine code; the plan may choose it only when that is built.
+      return [...config.defines, ...(cuda && architectures().includes('90a') ? ['CUDA_MATMUL_WGMMA'] : [])];
     case 'cflags':
       return [`-std=gnu++${config.cxxStandard}`, ...config.cxxFlags];
     case 'include-dirs':

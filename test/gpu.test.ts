@@ -3,7 +3,7 @@
 import { correctnessSuite } from './correctness.shared';
 import { allocHost, freeHost, info, matmul } from '../lib';
 import { native } from '../lib/native';
-import { describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES } from './helpers';
+import { cuda, describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES, WGMMA_AUTO_SHAPE } from './helpers';
 
 const KERNELS = ['muld', 'blocktile', 'mma'] as const;
 const FP32_TOLERANCE = 1e-5;
@@ -22,6 +22,15 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   // muld and blocktile have no TF32 mode: they accept the option and compute in fp32.
   describe.each(['muld', 'blocktile'] as const)('kernel %s, precision tf32', (kernel) => {
     correctnessSuite({ backend: 'cuda', kernel, precision: 'tf32' }, SMALL_SHAPES, FP32_TOLERANCE);
+  });
+  // wgmma runs on compute capability 9.0 alone, in tf32 only; elsewhere asking for it is an error.
+  const hopper = cuda.devices[0]?.computeCapability === '9.0';
+  (hopper ? describe : describe.skip)(`kernel wgmma, precision tf32${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
+    correctnessSuite({ backend: 'cuda', kernel: 'wgmma', precision: 'tf32' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE], TF32_TOLERANCE);
+  });
+  (hopper ? test.skip : test)("kernel 'wgmma' below compute capability 9.0 is ERR_KERNEL_UNSUPPORTED", async () => {
+    const attempt = matmul(new Float32Array(4), new Float32Array(4), { m: 2, k: 2, n: 2 }, { kernel: 'wgmma', precision: 'tf32' });
+    await expect(attempt).rejects.toMatchObject({ code: 'ERR_KERNEL_UNSUPPORTED' });
   });
   describe('row panels: transfers overlapped with the kernels (several panels)', () => {
     correctnessSuite({ backend: 'cuda' }, PANEL_SHAPES, FP32_TOLERANCE);
@@ -51,6 +60,6 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   });
   describe('kernel auto', () => {
     correctnessSuite({ backend: 'auto' }, [...SMALL_SHAPES, ...MMA_TILE_SHAPES], FP32_TOLERANCE);
-    correctnessSuite({ backend: 'auto', precision: 'tf32' }, SMALL_SHAPES, TF32_TOLERANCE);
+    correctnessSuite({ backend: 'auto', precision: 'tf32' }, [...SMALL_SHAPES, WGMMA_AUTO_SHAPE], TF32_TOLERANCE);
   });
 });

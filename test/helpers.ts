@@ -109,6 +109,9 @@ export const MMA_TILE_SHAPES: Case[] = [
   { m: 33, k: 9, n: 25601 },
 ];
 
+/** A product for which 'auto' in tf32 picks wgmma on an H100/H200 (plan_tiles.h, wgmmaPaysFor). */
+export const WGMMA_AUTO_SHAPE: Case = { m: 1100, k: 257, n: 1030 };
+
 /** Products the plan splits into several row panels on an H100-sized GPU (plan_tiles.h, choosePanelRows). */
 export const PANEL_SHAPES: Case[] = [
   { m: 5000, k: 33, n: 2000 },
