@@ -16,7 +16,8 @@
 // TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once (transposedB in
 // device_kernels.h). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
 // matrices do. precision 'fp32' is not offered here: the plan keeps it on mma (3xTF32).
-// Measured: bench/NOTES.md, step 3.
+// Measured on an H100 (bench/NOTES.md, step 3): 4096³ 387 TFLOP/s alone, 338 with the transpose of B, against
+// cuBLAS TF32's 386 (0.87×; mma's tf32 mode 140); 8192³ 373 against 404; error 2.6e-4, as cuBLAS's.
 #include <cuda.h>  // CUtensorMap (the driver function itself is reached through the runtime, no -lcuda)
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
