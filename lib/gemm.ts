@@ -1,5 +1,5 @@
-// Full GEMM: C = α·op(A)·op(B) + β·C, op(X) = Xᵀ when transX is set, on Float32Arrays (with batches of
-// strided products) or on Matrices (one product, in place where they live). Data flow: this file →
+// Full GEMM: C = α·op(A)·op(B) + β·C, op(X) = Xᵀ when transX is set, on Float32Arrays or on Matrices (in
+// place where they live), both with batches of strided products. Data flow: this file →
 // validate.ts → native.ts → native/addon.cpp (arrays) or native/matrix_binding.cpp (Matrices) →
 // native/plan.cpp (runGemm / runMatrixGemm) → native/gemm_ops.cu + the product kernels, or the CPU backend.
 import { Matrix } from './matrix';
@@ -36,10 +36,18 @@ export interface GemmArrays extends GemmShape {
 }
 
 export interface GemmMatrices extends GemmShape {
+  /** Stored m×k (k×m when transA); for a batch, the products' A stacked: (batch − 1)·strideA + those rows. */
   a: Matrix;
+  /** Stored k×n (n×k when transB); for a batch, stacked the same way. */
   b: Matrix;
-  /** m×n, on the same backend and device; written in place. */
+  /** m×n (for a batch, (batch − 1)·strideC + m rows), on the same backend and device; written in place. */
   c: Matrix;
+  /** Products in the batch (default 1); the i-th reads rows i·strideA… of a and i·strideB… of b, writes rows i·strideC… of c. */
+  batch?: number;
+  /** In rows. Defaults: one product's stored rows (m or k, k or n, m), so the products are stacked; 0 shares one operand. */
+  strideA?: number;
+  strideB?: number;
+  strideC?: number;
 }
 
 export interface GemmOptions {

@@ -194,7 +194,7 @@ export function validateGemm(args: unknown, options: GemmOptions | undefined): '
     throw new TypeError(`args: expected an object { a, b, c, m, k, n, … }, got ${describe(args)}`);
   const raw = args as Record<string, unknown>;
   const matrices = raw.a instanceof Matrix;
-  checkOptionsObject(raw, matrices ? GEMM_SHAPE_NAMES : [...GEMM_SHAPE_NAMES, ...GEMM_BATCH_NAMES]);
+  checkOptionsObject(raw, [...GEMM_SHAPE_NAMES, ...GEMM_BATCH_NAMES]);
   const m = checkCount(raw.m, 'm');
   const k = checkCount(raw.k, 'k');
   const n = checkCount(raw.n, 'n');
@@ -206,9 +206,18 @@ export function validateGemm(args: unknown, options: GemmOptions | undefined): '
   checkChoice(opts, 'backend', BACKENDS);
   checkKernelAndPrecision(opts);
   checkDevice(opts.device);
+  const batch = raw.batch === undefined ? 1 : checkCount(raw.batch, 'batch');
+  const stride = (name: string, fallback: number) => (raw[name] === undefined ? fallback : checkCount(raw[name], name));
   if (matrices) {
     for (const name of ['b', 'c'])
       if (!(raw[name] instanceof Matrix)) throw new TypeError(`${name}: expected a Matrix like a, got ${describe(raw[name])}`);
+    // Strides count rows: the batch's operands are stacked row blocks of the Matrices.
+    const [rowsA, rowsB] = [raw.transA ? k : m, raw.transB ? n : k];
+    const strideC = stride('strideC', m);
+    if (batch > 1 && strideC < m) throw new RangeError(`strideC: ${strideC} rows would make the batch's results overlap (m = ${m})`);
+    stridedSpan(batch, stride('strideA', rowsA), rowsA, 'batch·strideA');
+    stridedSpan(batch, stride('strideB', rowsB), rowsB, 'batch·strideB');
+    stridedSpan(batch, strideC, m, 'batch·strideC');
     return 'matrices';
   }
   const { a, b, c } = args as GemmArrays;
@@ -216,10 +225,7 @@ export function validateGemm(args: unknown, options: GemmOptions | undefined): '
   checkFloat32Array(b, 'b');
   checkFloat32Array(c, 'c');
   const [mk, kn, mn] = [checkedProduct(m, k, 'm·k'), checkedProduct(k, n, 'k·n'), checkedProduct(m, n, 'm·n')];
-  const batch = raw.batch === undefined ? 1 : checkCount(raw.batch, 'batch');
-  const strideA = raw.strideA === undefined ? mk : checkCount(raw.strideA, 'strideA');
-  const strideB = raw.strideB === undefined ? kn : checkCount(raw.strideB, 'strideB');
-  const strideC = raw.strideC === undefined ? mn : checkCount(raw.strideC, 'strideC');
+  const [strideA, strideB, strideC] = [stride('strideA', mk), stride('strideB', kn), stride('strideC', mn)];
   if (batch > 1 && strideC < mn)
     throw new RangeError(`strideC: ${strideC} would make the batch's results overlap (m·n = ${mn})`);
   checkAtLeast(a, 'a', stridedSpan(batch, strideA, mk, 'batch·strideA'));

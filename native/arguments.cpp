@@ -253,6 +253,22 @@ GemmShape parseGemmShape(const Napi::Object& args) {
   return shape;
 }
 
+RowBatch parseRowBatch(const Napi::Object& args, const GemmShape& shape) {
+  const int64_t rowsA = shape.transA ? shape.k : shape.m, rowsB = shape.transB ? shape.n : shape.k;
+  RowBatch batch;
+  batch.count = optionalCount(args, "batch", 1);
+  batch.strideA = optionalCount(args, "strideA", rowsA);
+  batch.strideB = optionalCount(args, "strideB", rowsB);
+  batch.strideC = optionalCount(args, "strideC", shape.m);
+  if (batch.count > 1 && batch.strideC < shape.m)
+    fail(ErrorKind::Range, "strideC: " + std::to_string(batch.strideC) + " rows would make the batch's results overlap (m = " +
+                               std::to_string(shape.m) + ")");
+  batch.spanA = stridedSpan(batch.count, batch.strideA, rowsA, "batch·strideA");
+  batch.spanB = stridedSpan(batch.count, batch.strideB, rowsB, "batch·strideB");
+  batch.spanC = stridedSpan(batch.count, batch.strideC, shape.m, "batch·strideC");
+  return batch;
+}
+
 GemmCall parseGemmCall(const Napi::CallbackInfo& info) {
   if (!info[0].IsObject() || info[0].IsArray())
     fail(ErrorKind::Type, "args: expected an object { a, b, c, m, k, n, … }, got " + describe(info[0]));

@@ -30,6 +30,8 @@ GemmCall parseGemmCall(const Napi::CallbackInfo& info);
 
 // The shape part of gemm's arguments (m, k, n, transA, transB, alpha, beta), for arrays and Matrices.
 GemmShape parseGemmShape(const Napi::Object& args);
+// A batch of gemm on Matrices (batch, strideA, strideB, strideC, in rows), defaults stacking the operands.
+RowBatch parseRowBatch(const Napi::Object& args, const GemmShape& shape);
 
 // native.matrixFrom(data, rows, cols, { backend, device }): data.length must be rows·cols.
 struct MatrixSource {

@@ -44,6 +44,8 @@ void cudaTrimIdle(double idleSeconds);
 struct DeviceResident;
 std::shared_ptr<DeviceResident> cudaUploadResident(int device, const float* host, int64_t rows, int64_t cols, bool pinned);
 std::shared_ptr<DeviceResident> cudaAllocateResident(int device, int64_t rows, int64_t cols);
+// Rows [row, row + count) of a resident matrix, as one of its own that shares the memory (a batch's product).
+std::shared_ptr<DeviceResident> cudaResidentRows(const std::shared_ptr<DeviceResident>& matrix, int64_t row, int64_t count);
 void cudaDownloadResident(const DeviceResident& matrix, float* host, bool pinned);
 // c = a·b, all on the same device (the plan checked the shapes and the device).
 void cudaMultiplyResident(const KernelPlan& plan, const DeviceResident& a, const DeviceResident& b, DeviceResident& c);

@@ -15,6 +15,10 @@ std::shared_ptr<DeviceResident> cudaAllocateResident(int device, int64_t rows, i
   return std::make_shared<DeviceResident>(device, rows, cols);
 }
 
+std::shared_ptr<DeviceResident> cudaResidentRows(const std::shared_ptr<DeviceResident>& matrix, int64_t row, int64_t count) {
+  return std::make_shared<DeviceResident>(*matrix, row, count);
+}
+
 std::shared_ptr<DeviceResident> cudaUploadResident(int device, const float* host, int64_t rows, int64_t cols, bool pinned) {
   auto matrix = cudaAllocateResident(device, rows, cols);
   const PooledStream stream(device);
@@ -40,7 +44,7 @@ void cudaMultiplyResident(const KernelPlan& plan, const DeviceResident& a, const
   // In slices of the plan's panel height, which keeps every grid within CUDA's 65535 blocks in y.
   for (int64_t row = 0; row < a.rows; row += plan.panelRows) {
     const int64_t rows = std::min(plan.panelRows, a.rows - row);
-    kernel.launch({a.memory.floats() + row * a.pitch, bk.data, c.memory.floats() + row * c.pitch, rows, a.cols, b.cols,
+    kernel.launch({a.floats() + row * a.pitch, bk.data, c.floats() + row * c.pitch, rows, a.cols, b.cols,
                    a.pitch, bk.pitch, c.pitch},
                   plan.precision, stream.get());
     checkCuda(cudaGetLastError(), kernel.name);

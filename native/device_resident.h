@@ -3,6 +3,7 @@
 // device_resident.cu, gemm_ops.cu); everything else sees it only through cuda_backend.h's functions.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "cuda_check.h"
@@ -14,13 +15,20 @@ namespace cuda_matmul {
 
 struct DeviceResident {
   DeviceResident(int device, int64_t rows, int64_t cols)
-      : device(device), rows(rows), cols(cols), pitch(paddedPitch(cols)), memory(device, sizeof(float) * rows * pitch) {}
+      : device(device), rows(rows), cols(cols), pitch(paddedPitch(cols)),
+        memory(std::make_shared<DeviceAllocation>(device, sizeof(float) * rows * pitch)), first(memory->floats()) {}
+  // Rows [row, row + count) of `whole`, sharing (and keeping alive) its memory: one product of a batch.
+  DeviceResident(const DeviceResident& whole, int64_t row, int64_t count)
+      : device(whole.device), rows(count), cols(whole.cols), pitch(whole.pitch), memory(whole.memory),
+        first(whole.first + row * whole.pitch) {}
+  float* floats() const { return first; }
   DeviceRows data() const { return rowsFrom(0); }
-  DeviceRows rowsFrom(int64_t row) const { return {memory.floats() + row * pitch, pitch}; }
+  DeviceRows rowsFrom(int64_t row) const { return {first + row * pitch, pitch}; }
 
   int device;
   int64_t rows, cols, pitch;
-  DeviceAllocation memory;
+  std::shared_ptr<DeviceAllocation> memory;
+  float* first;  // the first element: memory's, or a later row's in a view
 };
 
 // B as a kernel reads it: B itself, or for kernels marked transposedB (wgmma) Bᵀ rounded to TF32 in its own
@@ -33,7 +41,7 @@ class KernelOperandB {
   // The operand to pass for B (k×n at b); a transpose, when needed, goes on `stream` first.
   DeviceRows from(DeviceRows b, int64_t k, int64_t n, cudaStream_t stream) {
     if (!transposed_) return b;
-    launchTranspose(b.data, b.pitch, transposed_->memory.floats(), transposed_->pitch, k, n, Rounding::Tf32, stream);
+    launchTranspose(b.data, b.pitch, transposed_->floats(), transposed_->pitch, k, n, Rounding::Tf32, stream);
     checkCuda(cudaGetLastError(), "transpose of B");
     return transposed_->data();
   }

@@ -30,7 +30,7 @@ unsigned gridSize(int64_t count, int64_t per) { return static_cast<unsigned>((co
 std::shared_ptr<DeviceResident> cudaTransposeResident(const DeviceResident& matrix) {
   auto result = cudaAllocateResident(matrix.device, matrix.cols, matrix.rows);
   const PooledStream stream(matrix.device);
-  launchTranspose(matrix.memory.floats(), matrix.pitch, result->memory.floats(), result->pitch, matrix.rows, matrix.cols,
+  launchTranspose(matrix.floats(), matrix.pitch, result->floats(), result->pitch, matrix.rows, matrix.cols,
                   Rounding::None, stream.get());
   checkCuda(cudaGetLastError(), "transpose");
   checkCuda(cudaStreamSynchronize(stream.get()), "transpose");
@@ -43,7 +43,7 @@ void cudaCombineResident(DeviceResident& c, const DeviceResident& t, float alpha
   const PooledStream stream(c.device);
   constexpr int kThreads = 256;
   const dim3 grid(gridSize(c.cols, kThreads), static_cast<unsigned>(std::min<int64_t>(c.rows, 65535)));
-  combineRows<<<grid, kThreads, 0, stream.get()>>>(c.memory.floats(), c.pitch, t.memory.floats(), t.pitch, c.rows, c.cols,
+  combineRows<<<grid, kThreads, 0, stream.get()>>>(c.floats(), c.pitch, t.floats(), t.pitch, c.rows, c.cols,
                                                    alpha, beta);
   checkCuda(cudaGetLastError(), "combine");
   checkCuda(cudaStreamSynchronize(stream.get()), "combine");

@@ -137,7 +137,8 @@ Napi::Value MatrixToArray(const Napi::CallbackInfo& info) {
   });
 }
 
-// matrixGemm(a, b, c: NativeMatrix, { m, k, n, transA, transB, alpha, beta }, { kernel, precision }) → Promise<c>
+// matrixGemm(a, b, c: NativeMatrix, { m, k, n, transA, transB, alpha, beta, batch, strideA, strideB, strideC },
+//            { kernel, precision }) → Promise<c>
 Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     auto a = NativeMatrix::require(info[0], "a");
@@ -145,6 +146,7 @@ Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
     auto c = NativeMatrix::require(info[2], "c");
     if (!info[3].IsObject()) throw MatmulError(ErrorKind::Type, "shape: expected an object { m, k, n, … }");
     const GemmShape shape = parseGemmShape(info[3].As<Napi::Object>());
+    const RowBatch batch = parseRowBatch(info[3].As<Napi::Object>(), shape);
     const MatrixProductOptions options = parseMatrixProductOptions(info[4]);
     if (!options.out.IsUndefined()) throw MatmulError(ErrorKind::Type, "options: unknown option 'out' (gemm writes c)");
     struct Pending {
@@ -154,8 +156,8 @@ Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
     auto pending = std::make_shared<Pending>(Pending{a, b, c, Napi::Persistent(info[2].As<Napi::Object>())});
     return queueTask(
         info.Env(), "cuda-matmul:Matrix gemm",
-        [pending, shape, kernel = options.kernel, precision = options.precision] {
-          runMatrixGemm(*pending->a, *pending->b, *pending->c, shape, kernel, precision);
+        [pending, shape, batch, kernel = options.kernel, precision = options.precision] {
+          runMatrixGemm(*pending->a, *pending->b, *pending->c, shape, batch, kernel, precision);
         },
         [pending](Napi::Env) -> Napi::Value { return pending->cObject.Value(); });
   });

@@ -258,29 +258,39 @@ void runGemm(const GemmRequest& r) {
   }
 }
 
-void runMatrixGemm(const MatrixData& a, const MatrixData& b, MatrixData& c, const GemmShape& s, Kernel kernel,
-                   Precision precision) {
+void runMatrixGemm(const MatrixData& a, const MatrixData& b, MatrixData& c, const GemmShape& s, const RowBatch& batch,
+                   Kernel kernel, Precision precision) {
   if (a.backend != b.backend || a.device != b.device || c.backend != a.backend || c.device != a.device)
     throw MatmulError(ErrorKind::Range, "matrix: a, b and c must live on the same backend and device");
   if (&c == &a || &c == &b)
     throw MatmulError(ErrorKind::Range, "c: must not be a or b (it is written while they are read)");
   const Stored aShape = storedShape(s.m, s.k, s.transA), bShape = storedShape(s.k, s.n, s.transB);
-  auto check = [](const char* name, const MatrixData& x, Stored want) {
+  // Each operand's stored shape, its rows stacked for the batch (an empty batch reads no rows).
+  auto check = [&](const char* name, const MatrixData& x, Stored one, int64_t span) {
+    const Stored want{batch.count == 0 ? x.rows : span, one.cols};
     if (x.rows != want.rows || x.cols != want.cols)
       throw MatmulError(ErrorKind::Range, std::string(name) + ": expected a " + std::to_string(want.rows) + "×" +
-                                              std::to_string(want.cols) + " Matrix for this m, k, n and trans, got " +
+                                              std::to_string(want.cols) + " Matrix for this m, k, n" +
+                                              (batch.count == 1 ? " and trans" : ", trans, batch and strides") + ", got " +
                                               std::to_string(x.rows) + "×" + std::to_string(x.cols));
   };
-  check("a", a, aShape);
-  check("b", b, bShape);
-  check("c", c, {s.m, s.n});
+  check("a", a, aShape, batch.spanA);
+  check("b", b, bShape, batch.spanB);
+  check("c", c, {s.m, s.n}, batch.spanC);
   if (a.backend == Backend::Cpu) {
     checkKernelOnCpu(kernel);
-    return cpuGemmStep(a.onHost.data(), b.onHost.data(), c.onHost.data(), s);
+    for (int64_t i = 0; i < batch.count; ++i)
+      cpuGemmStep(a.onHost.data() + i * batch.strideA * a.cols, b.onHost.data() + i * batch.strideB * b.cols,
+                  c.onHost.data() + i * batch.strideC * c.cols, s);
+    return;
   }
   const KernelPlan plan = planKernel(productRequest(s, kernel, precision, a.device), checkDevice(a.device));
   if (s.m == 0 || s.n == 0) return;
-  cudaGemmStep(plan, a.device, a.onDevice, b.onDevice, *c.onDevice, s);
+  for (int64_t i = 0; i < batch.count; ++i) {
+    const auto cRows = cudaResidentRows(c.onDevice, i * batch.strideC, s.m);
+    cudaGemmStep(plan, a.device, cudaResidentRows(a.onDevice, i * batch.strideA, aShape.rows),
+                 cudaResidentRows(b.onDevice, i * batch.strideB, bShape.rows), *cRows, s);
+  }
 }
 
 }  // namespace cuda_matmul

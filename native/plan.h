@@ -23,7 +23,8 @@ void runMatrixProduct(const MatrixData& a, const MatrixData& b, MatrixData& out,
 // gemm on host arrays (request.h, GemmRequest), on the backend it names, errors as for runMatmul.
 void runGemm(const GemmRequest& request);
 // gemm on Matrices: their stored shapes must agree with `shape` (op(a) m×k, op(b) k×n, c m×n), c is neither a nor b.
-void runMatrixGemm(const MatrixData& a, const MatrixData& b, MatrixData& c, const GemmShape& shape, Kernel kernel,
+void runMatrixGemm(const MatrixData& a, const MatrixData& b, MatrixData& c, const GemmShape& shape, const RowBatch& batch,
+                   Kernel kernel,
                    Precision precision);
 
 // A new matrix of a's backend and device for a·b.

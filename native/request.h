@@ -55,6 +55,14 @@ struct GemmRequest {
   bool pinnedA = false, pinnedB = false, pinnedC = false;
 };
 
+// gemm on Matrices: `count` products stacked by rows. The i-th reads rows i·strideA… of A (as many as A's
+// stored shape has: k when transA, else m) and i·strideB… of B, and writes rows i·strideC… of C. spanA, spanB
+// and spanC: the rows the whole batch covers, (count − 1)·stride + rows of one product.
+struct RowBatch {
+  int64_t count = 1, strideA = 0, strideB = 0, strideC = 0;
+  int64_t spanA = 0, spanB = 0, spanC = 0;
+};
+
 // What the plan decided for a CUDA run: which kernel, at which tile shape (mma only), in which precision,
 // and how many rows of C each pipelined panel covers.
 struct KernelPlan {

@@ -12,6 +12,17 @@ namespace {
 
 constexpr int kTile = 32, kRowsPerPass = 8;
 
+// x rounded to the nearest TF32 value. TF32 exists from sm_80; older GPUs run no TF32 kernel, so there it is x.
+__device__ __forceinline__ float roundedToTf32(float x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint32_t bits;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
+  return __uint_as_float(bits);
+#else
+  return x;
+#endif
+}
+
 // TF32: round each element to TF32 on the way (cvt.rna), for a kernel that multiplies in TF32.
 template <bool TF32>
 __global__ void transposeTiles(const float* __restrict__ src, int64_t srcPitch, float* __restrict__ dst, int64_t dstPitch,
@@ -27,9 +38,8 @@ __global__ void transposeTiles(const float* __restrict__ src, int64_t srcPitch, 
   const int64_t outRowBase = static_cast<int64_t>(blockIdx.x) * kTile;
   for (int r = threadIdx.y; r < kTile; r += kRowsPerPass)
     if (outRowBase + r < cols && outCol < rows) {
-      float x = tile[threadIdx.x][r];
-      if constexpr (TF32) asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(reinterpret_cast<uint32_t&>(x)) : "f"(x));
-      dst[(outRowBase + r) * dstPitch + outCol] = x;
+      const float x = tile[threadIdx.x][r];
+      dst[(outRowBase + r) * dstPitch + outCol] = TF32 ? roundedToTf32(x) : x;
     }
 }
 

@@ -42,12 +42,13 @@ constexpr int kStageBytes = kTileBytesA + kTileBytesB;
 // Stages, then 2 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
 constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
 static_assert(kDepth * 4 == 128, "one 128-byte swizzle row holds a tile row's k slice");
-// Blocks sweep the columns of C in groups of 8 tile rows (1024 rows of C), so that a wave of blocks shares
-// its rows of A and columns of Bᵀ in L2.
-constexpr int kGroupRows = 8;
 
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// Blocks sweep the columns of C in groups of 8 tile rows (1024 rows of C), so that a wave of blocks shares
+// its rows of A and columns of Bᵀ in L2.
+constexpr int kGroupRows = 8;
 
 __device__ __forceinline__ uint32_t sharedAddress(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
 

@@ -2,7 +2,7 @@
 // against a float64 reference; and its bad-argument errors.
 import { gemm, info, Matrix } from '../lib';
 import { native } from '../lib/native';
-import { describeGpu, gpuSuiteName, randomMatrix, thrownBy } from './helpers';
+import { describeGpu, gpuSuiteName, randomMatrix, sameBytes, thrownBy } from './helpers';
 
 const BACKENDS = ['cpu', ...(info().backend === 'cuda' ? ['cuda' as const] : [])] as const;
 
@@ -76,6 +76,29 @@ describe.each(BACKENDS)('gemm on backend %s', (backend) => {
     }
   });
 
+  test('Matrices, a batch stacked by rows: every product right, one B shared (strideB 0), gap rows untouched', async () => {
+    const s: Case = { m: 21, k: 13, n: 70, transA: true, transB: false, alpha: 0.75, beta: -0.5 };
+    const batch = 3;
+    const [strideA, strideC] = [s.k + 2, s.m + 3]; // A stored k×m per product (transA), C m×n
+    const rowsA = (batch - 1) * strideA + s.k;
+    const rowsC = (batch - 1) * strideC + s.m;
+    const a = randomMatrix(rowsA * s.m);
+    const b = randomMatrix(s.k * s.n);
+    const c = randomMatrix(rowsC * s.n);
+    const [A, B, C] = await Promise.all([
+      Matrix.from(a, rowsA, s.m, { backend }),
+      Matrix.from(b, s.k, s.n, { backend }),
+      Matrix.from(c, rowsC, s.n, { backend }),
+    ]);
+    expect(await gemm({ a: A, b: B, c: C, ...s, batch, strideA, strideB: 0, strideC })).toBe(C);
+    const got = await C.toArray();
+    for (let i = 0; i < batch; i++) {
+      const want = reference(a.subarray(i * strideA * s.m), b, c.subarray(i * strideC * s.n), s);
+      expect(relative(got.subarray(i * strideC * s.n, (i * strideC + s.m) * s.n), want)).toBeLessThanOrEqual(1e-5);
+      if (i < batch - 1) expect(sameBytes(got.subarray((i * strideC + s.m) * s.n, (i + 1) * strideC * s.n), c.subarray((i * strideC + s.m) * s.n, (i + 1) * strideC * s.n))).toBe(true);
+    }
+  });
+
   test.each(CASES.filter((s) => s.m === 37 || s.k === 0).map((s) => [label(s), s] as const))('Matrices: %s', async (_name, s) => {
     const a = randomMatrix(s.m * s.k);
     const b = randomMatrix(s.k * s.n);
@@ -124,6 +147,18 @@ describe('gemm bad arguments', () => {
     const C = await Matrix.from(randomMatrix(8), 2, 4, { backend: 'cpu' });
     await expect(gemm({ a: A, b: B, c: C, m: 2, k: 3, n: 4, transA: true })).rejects.toThrow(/^a: expected a 3×2 Matrix/);
     await expect(gemm({ a: A, b: B, c: A, m: 2, k: 3, n: 4 } as never)).rejects.toThrow(/^c: /);
+  });
+
+  test('Matrices in a batch: rows that do not match the batch, and overlapping results, are RangeErrors', async () => {
+    const A = await Matrix.from(randomMatrix(6), 2, 3, { backend: 'cpu' });
+    const B = await Matrix.from(randomMatrix(12), 3, 4, { backend: 'cpu' });
+    const C = await Matrix.from(randomMatrix(16), 4, 4, { backend: 'cpu' });
+    const batched = { a: A, b: B, c: C, m: 2, k: 3, n: 4, batch: 2, strideB: 0 };
+    await expect(gemm(batched)).rejects.toThrow(/^a: expected a 4×3 Matrix for this m, k, n, trans, batch and strides, got 2×3/);
+    await expect(gemm({ ...batched, strideA: 0 })).resolves.toBe(C);
+    await expect(gemm({ ...batched, strideA: 0, strideC: 1 })).rejects.toThrow(/^strideC: 1 rows would make the batch's results overlap/);
+    const shape = { m: 2, k: 3, n: 4, batch: 2, strideA: 0, strideB: 0, strideC: 1 };
+    expect(thrownBy(() => native.matrixGemm(A.handle(), B.handle(), C.handle(), shape, {})).message).toMatch(/^strideC: /);
   });
 });
 
