@@ -16,6 +16,12 @@ namespace {
 struct DeviceResident {};
 std::shared_ptr<DeviceResident> cudaUploadResident(int, const float*, int64_t, int64_t, bool) { unavailable(); }
 std::shared_ptr<DeviceResident> cudaAllocateResident(int, int64_t, int64_t) { unavailable(); }
+struct InlineProduct {};
+bool cudaInlineFits(const MatmulRequest&) { return false; }
+std::shared_ptr<InlineProduct> cudaStartInline(const KernelPlan&, const MatmulRequest&) { unavailable(); }
+bool cudaInlineDone(const InlineProduct&) { unavailable(); }
+void cudaInlineWait(const InlineProduct&) { unavailable(); }
+void cudaInlineFinish(const InlineProduct&, float*) { unavailable(); }
 std::shared_ptr<DeviceResident> cudaResidentRows(const std::shared_ptr<DeviceResident>&, int64_t, int64_t) { unavailable(); }
 void cudaDownloadResident(const DeviceResident&, float*, bool) { unavailable(); }
 void cudaMultiplyResident(const KernelPlan&, const DeviceResident&, const DeviceResident&, DeviceResident&) { unavailable(); }

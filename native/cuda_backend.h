@@ -59,6 +59,17 @@ void cudaCombineResident(DeviceResident& c, const DeviceResident& t, float alpha
 void* cudaAllocatePinned(size_t bytes);
 void cudaFreePinned(void* data);
 
+// Small products from host arrays, started on the JavaScript thread and finished by polling (device_inline.cu,
+// matmul_inline.cpp). cudaInlineFits: the product is small enough, and its device already up. cudaStartInline
+// copies A and B and launches; cudaInlineDone polls (cudaInlineWait blocks); cudaInlineFinish copies C out.
+// CUDA failures throw MatmulError.
+struct InlineProduct;
+bool cudaInlineFits(const MatmulRequest& request);
+std::shared_ptr<InlineProduct> cudaStartInline(const KernelPlan& plan, const MatmulRequest& request);
+bool cudaInlineDone(const InlineProduct& product);
+void cudaInlineWait(const InlineProduct& product);
+void cudaInlineFinish(const InlineProduct& product, float* c);
+
 // C = A·B for the request's host arrays on its device, as the plan decided (kernel, tile, precision,
 // panels), through the host wrapper Mul. Throws MatmulError on any CUDA failure.
 void cudaMultiply(const KernelPlan& plan, const MatmulRequest& request);

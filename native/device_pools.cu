@@ -1,6 +1,7 @@
 #include "device_pools.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -109,8 +110,10 @@ class StreamPool {
     }
     cudaStream_t stream = nullptr;
     checkCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    started_ = true;
     return stream;
   }
+  bool started() const { return started_; }
   void release(cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(mutex_);
     free_.push_back(stream);  // streams are few (one set per call in flight) and cheap to keep
@@ -119,6 +122,7 @@ class StreamPool {
  private:
   std::mutex mutex_;
   std::vector<cudaStream_t> free_;
+  std::atomic<bool> started_{false};
 };
 
 class StagingPool {
@@ -197,6 +201,8 @@ std::vector<int> knownDevices() {
 DeviceAllocation::DeviceAllocation(int device, size_t bytes)
     : device_(device), bytes_(roundUp(bytes)), data_(poolsOf(device).memory.acquire(device, bytes_)) {}
 DeviceAllocation::~DeviceAllocation() { poolsOf(device_).memory.release(data_, bytes_); }
+
+bool cudaDeviceStarted(int device) { return poolsOf(device).streams.started(); }
 
 PooledStream::PooledStream(int device) : device_(device), stream_(poolsOf(device).streams.acquire()) {}
 PooledStream::~PooledStream() {

@@ -43,6 +43,10 @@ class PooledStream {
   cudaStream_t stream_;
 };
 
+// Whether an earlier call has brought the device up (created a stream on it): the first use of a device
+// initialises its CUDA context, which takes long enough to keep off the JavaScript thread.
+bool cudaDeviceStarted(int device);
+
 // A page-locked host buffer of kStagingBytes for staging copies to and from pageable memory.
 constexpr size_t kStagingBytes = size_t{8} << 20;
 class StagingBuffer {

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "async_task.h"
+#include "matmul_inline.h"
 #include "plan.h"
 
 namespace cuda_matmul {
@@ -31,6 +32,7 @@ Napi::Promise queueArrayCall(Napi::Env env, const char* name, const Request& req
 }  // namespace
 
 Napi::Promise queueMatmul(Napi::Env env, MatmulCall call) {
+  if (auto promise = startInlineMatmul(env, call)) return *promise;  // small CUDA products, for latency
   return queueArrayCall(env, "cuda-matmul:matmul", call.request, call.a, call.b, call.out, call.uses, runMatmul);
 }
 

@@ -1,6 +1,6 @@
 // Products on Float32Arrays (matmul, gemm) off the JavaScript thread: one task per call (async_task.h) runs
 // the plan on libuv's thread pool and settles a Promise. The three arrays, and the allocHost holds on them,
-// are kept until it settles.
+// are kept until it settles. Small CUDA products take the inline path instead (matmul_inline.h).
 #pragma once
 
 #include <napi.h>

@@ -4,6 +4,7 @@
 #include "plan.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "cpu_gemm.h"
@@ -121,6 +122,14 @@ MatmulRequest productRequest(const GemmShape& shape, Kernel kernel, Precision pr
 }
 
 }  // namespace
+
+std::optional<KernelPlan> planInline(const MatmulRequest& r) {
+  if (r.m == 0 || r.k == 0 || r.n == 0 || resolveBackend(r) != Backend::Cuda) return std::nullopt;
+  const KernelPlan plan = planKernel(r, checkDevice(r.device));
+  // wgmma reads a transposed copy of B from device memory, which this path does not make.
+  if (plan.kernel == Kernel::Wgmma || !cudaInlineFits(r)) return std::nullopt;
+  return plan;
+}
 
 void runMatmul(const MatmulRequest& r) {
   if (resolveBackend(r) == Backend::Cpu) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "matrix_data.h"
 #include "request.h"
@@ -13,6 +14,11 @@ namespace cuda_matmul {
 // exist or a kernel that needs CUDA on the CPU backend, Failure kind when CUDA was asked for but is unusable,
 // the device cannot run the kernel asked for, or a CUDA call fails.
 void runMatmul(const MatmulRequest& request);
+
+// The plan for a product small enough to launch from the JavaScript thread and finish by polling
+// (matmul_inline.h): a CUDA product of at most a few hundred KiB on a device already up, with a kernel that
+// reads B as it is. Nothing otherwise. Throws what runMatmul would for the request's backend and kernel.
+std::optional<KernelPlan> planInline(const MatmulRequest& request);
 
 // Matrices (lib/matrix.ts). `backend` Auto means CUDA when usable; errors as for runMatmul.
 std::shared_ptr<MatrixData> runMatrixUpload(const float* data, int64_t rows, int64_t cols, Backend backend, int device,

@@ -1,7 +1,9 @@
 // The GPU suite: every CUDA kernel on every shape, in both precisions. Without a usable GPU it is reported
 // as skipped.
 import { correctnessSuite } from './correctness.shared';
-import { allocHost, freeHost, info, matmul } from '../lib';
+import { pbkdf2 } from 'crypto';
+import { promisify } from 'util';
+import { allocHost, freeHost, info, matmul, Matrix } from '../lib';
 import { native } from '../lib/native';
 import { cuda, describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES, WGMMA_AUTO_SHAPE } from './helpers';
 
@@ -57,6 +59,31 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
     expect(info().memory.stagingBytes).toBe(0);
     expect(out[0]).toBeCloseTo(0.125 * k, 4);
     [a, b, out].forEach(freeHost);
+  });
+  describe('small products, launched from the JavaScript thread and finished by polling', () => {
+    const m = 64, k = 64, n = 64;
+    test('finish while every thread-pool thread is busy (they do not go through the pool)', async () => {
+      await matmul(randomMatrix(m * k), randomMatrix(k * n), { m, k, n }); // brings the device up (that call uses the pool)
+      let poolFree = false;
+      const busy = Array.from({ length: 4 }, () => promisify(pbkdf2)('x', 'y', 400_000, 64, 'sha512'));
+      void Promise.all(busy).then(() => (poolFree = true));
+      const a = randomMatrix(m * k), b = randomMatrix(k * n);
+      const c = await matmul(a, b, { m, k, n });
+      expect(poolFree).toBe(false);
+      expect(relativeError(c, a, b, m, k, n)).toBeLessThanOrEqual(FP32_TOLERANCE);
+      await Promise.all(busy);
+    });
+    test('stay right behind a long kernel on the GPU (past the spin budget they finish on the pool)', async () => {
+      const big = 6144;
+      const [X, W] = await Promise.all([Matrix.from(randomMatrix(big * big), big, big), Matrix.from(randomMatrix(big * big), big, big)]);
+      const long = X.matmul(W);
+      const inputs = Array.from({ length: 8 }, () => [randomMatrix(m * k), randomMatrix(k * n)] as const);
+      const results = await Promise.all(inputs.map(([a, b]) => matmul(a, b, { m, k, n })));
+      results.forEach((c, i) => expect(relativeError(c, inputs[i][0], inputs[i][1], m, k, n)).toBeLessThanOrEqual(FP32_TOLERANCE));
+      (await long).dispose();
+      X.dispose();
+      W.dispose();
+    });
   });
   describe('kernel auto', () => {
     correctnessSuite({ backend: 'auto' }, [...SMALL_SHAPES, ...MMA_TILE_SHAPES], FP32_TOLERANCE);

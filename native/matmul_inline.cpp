@@ -1,0 +1,142 @@
+#include "matmul_inline.h"
+
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include "async_task.h"
+#include "cuda_backend.h"
+#include "js_errors.h"
+#include "plan.h"
+
+namespace cuda_matmul {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A product still running after this long waits for the GPU behind other work; the thread pool waits for it
+// instead, so the event loop never spins for long.
+constexpr auto kSpin = std::chrono::microseconds(500);
+
+// Each call in flight holds a page-locked staging buffer (8 MiB, pooled): past this many at once, calls take
+// the thread-pool path, whose staging is bounded by its threads.
+constexpr size_t kMaxInFlight = 4;
+
+struct InlineCall {
+  std::shared_ptr<InlineProduct> product;
+  Napi::Promise::Deferred deferred;
+  Napi::Reference<Napi::Float32Array> out;
+  HostUse uses[3];  // allocHost holds, as the thread-pool path keeps them
+  Clock::time_point started;
+};
+
+// The calls in flight on one JavaScript thread (each Node environment has its own), polled from setImmediate
+// callbacks while any is in flight: a pending immediate makes the event loop poll for I/O without sleeping,
+// keeps it alive, and Node runs the Promise reactions after each callback.
+class Poller {
+ public:
+  static Poller& of(Napi::Env env) {
+    thread_local Poller* poller = nullptr;
+    if (!poller) {
+      poller = new Poller(env);
+      env.AddCleanupHook([] {
+        delete poller;
+        poller = nullptr;
+      });
+    }
+    return *poller;
+  }
+
+  bool full() const { return calls_.size() >= kMaxInFlight; }
+
+  void add(std::unique_ptr<InlineCall> call) {
+    if (calls_.empty()) scheduleAnother();
+    calls_.push_back(std::move(call));
+  }
+
+  // The environment is going away (a worker thread ends): the products still running are waited for, so
+  // that their memory goes back to the pools with no kernel still writing it.
+  ~Poller() {
+    for (auto& call : calls_) {
+      try {
+        cudaInlineWait(*call->product);
+      } catch (const std::exception&) {
+        // nobody is left to tell
+      }
+    }
+  }
+
+ private:
+  explicit Poller(Napi::Env env)
+      : env_(env),
+        setImmediate_(Napi::Persistent(env.Global().Get("setImmediate").As<Napi::Function>())),
+        poll_(Napi::Persistent(Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+          static_cast<Poller*>(info.Data())->poll();
+        }, "cuda-matmul:poll", this))) {}
+
+  void scheduleAnother() { setImmediate_.Call({poll_.Value()}); }
+
+  void poll() {
+    std::vector<std::unique_ptr<InlineCall>> pending;
+    for (auto& call : calls_)
+      if (!settleIfDone(*call)) pending.push_back(std::move(call));
+    calls_ = std::move(pending);
+    if (!calls_.empty()) scheduleAnother();
+  }
+
+  // Resolves or rejects the call once its product is done, or hands it to the thread pool once it has spun
+  // for kSpin; returns whether the call is off this poller's hands.
+  bool settleIfDone(InlineCall& call) {
+    try {
+      if (cudaInlineDone(*call.product)) {
+        cudaInlineFinish(*call.product, call.out.Value().Data());
+        call.deferred.Resolve(call.out.Value());
+        return true;
+      }
+      if (Clock::now() - call.started < kSpin) return false;
+      auto product = call.product;
+      auto out = std::make_shared<Napi::Reference<Napi::Float32Array>>(Napi::Persistent(call.out.Value()));
+      call.deferred.Resolve(queueTask(
+          env_, "cuda-matmul:matmul", [product] { cudaInlineWait(*product); },
+          [product, out](Napi::Env) -> Napi::Value {
+            cudaInlineFinish(*product, out->Value().Data());
+            return out->Value();
+          }));
+    } catch (const std::exception& e) {
+      call.deferred.Reject(toJsError(env_, e).Value());
+    }
+    return true;
+  }
+
+  Napi::Env env_;
+  Napi::FunctionReference setImmediate_, poll_;
+  std::vector<std::unique_ptr<InlineCall>> calls_;
+};
+
+}  // namespace
+
+std::optional<Napi::Promise> startInlineMatmul(Napi::Env env, MatmulCall& call) {
+  std::optional<KernelPlan> plan;
+  try {
+    plan = planInline(call.request);
+  } catch (const std::exception&) {
+    return std::nullopt;  // the thread-pool path reports the same error, asynchronously
+  }
+  if (!plan || Poller::of(env).full()) return std::nullopt;
+  auto inlineCall = std::make_unique<InlineCall>(InlineCall{nullptr, Napi::Promise::Deferred::New(env),
+                                                            Napi::Persistent(call.out),
+                                                            {std::move(call.uses[0]), std::move(call.uses[1]), std::move(call.uses[2])},
+                                                            Clock::now()});
+  Napi::Promise promise = inlineCall->deferred.Promise();
+  try {
+    inlineCall->product = cudaStartInline(*plan, call.request);
+  } catch (const std::exception& e) {
+    inlineCall->deferred.Reject(toJsError(env, e).Value());
+    return promise;
+  }
+  Poller::of(env).add(std::move(inlineCall));
+  return promise;
+}
+
+}  // namespace cuda_matmul
