@@ -2,7 +2,7 @@
 // finished when a poll finds them done, so that a 64³ product pays neither the thread pool's two hops nor
 // Mul's three copy calls. A, B and C share one page-locked staging buffer, which every kernel can read and
 // write directly (unified addressing maps page-locked memory into the device's address space): one host copy
-// in, one kernel launch, an event, one host copy out.
+// in, one kernel launch on a stream of its own (so "the stream is idle" means "done"), one host copy out.
 #include <cuda_runtime.h>
 
 #include "cuda_backend.h"
@@ -14,9 +14,9 @@
 namespace cuda_matmul {
 namespace {
 
-// Up to this much of A, B and C together (64³: 48 KiB; 128³: 192 KiB), the JavaScript thread's own copies
-// cost a few microseconds; beyond, they would hold it up, and the thread pool pays for itself.
-constexpr double kInlineBytes = 256 * 1024;
+// Up to this much of A, B and C together (64³: 48 KiB), the JavaScript thread's own copies cost a microsecond
+// or two, and the kernel's reads over PCIe are few; beyond, copies by DMA (Mul) pay for themselves.
+constexpr double kInlineBytes = 128 * 1024;
 
 struct StagedLayout {
   int64_t lda, ldb, ldc, aFloats, bFloats, cFloats;
@@ -31,13 +31,9 @@ StagedLayout stagedLayout(const MatmulRequest& r) {
 
 struct InlineProduct {
   explicit InlineProduct(int device) : stream(device) {}
-  ~InlineProduct() {
-    if (done) cudaEventDestroy(done);
-  }
   // Declared in this order so that the stream (whose destructor waits for its work) goes first.
   StagingBuffer staging;
   PooledStream stream;
-  cudaEvent_t done = nullptr;
   int64_t m = 0, n = 0, ldc = 0;
   const float* c = nullptr;  // C in the staging buffer
 };
@@ -60,8 +56,6 @@ std::shared_ptr<InlineProduct> cudaStartInline(const KernelPlan& plan, const Mat
   parallelCopyRows(b, sizeof(float) * layout.ldb, r.b, sizeof(float) * r.n, sizeof(float) * r.n, r.k);
   kernel.launch({a, b, c, r.m, r.k, r.n, layout.lda, layout.ldb, layout.ldc}, plan.precision, product->stream.get());
   checkCuda(cudaGetLastError(), kernel.name);
-  checkCuda(cudaEventCreateWithFlags(&product->done, cudaEventDisableTiming), "cudaEventCreate");
-  checkCuda(cudaEventRecord(product->done, product->stream.get()), "cudaEventRecord");
   product->m = r.m;
   product->n = r.n;
   product->ldc = layout.ldc;
@@ -70,13 +64,13 @@ std::shared_ptr<InlineProduct> cudaStartInline(const KernelPlan& plan, const Mat
 }
 
 bool cudaInlineDone(const InlineProduct& product) {
-  const cudaError_t status = cudaEventQuery(product.done);
+  const cudaError_t status = cudaStreamQuery(product.stream.get());
   if (status == cudaErrorNotReady) return false;
   checkCuda(status, "matmul");
   return true;
 }
 
-void cudaInlineWait(const InlineProduct& product) { checkCuda(cudaEventSynchronize(product.done), "matmul"); }
+void cudaInlineWait(const InlineProduct& product) { checkCuda(cudaStreamSynchronize(product.stream.get()), "matmul"); }
 
 void cudaInlineFinish(const InlineProduct& product, float* c) {
   parallelCopyRows(c, sizeof(float) * product.n, product.c, sizeof(float) * product.ldc, sizeof(float) * product.n, product.m);

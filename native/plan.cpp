@@ -123,11 +123,20 @@ MatmulRequest productRequest(const GemmShape& shape, Kernel kernel, Precision pr
 
 }  // namespace
 
+namespace {
+
+// Tiny products skip Mul's copies (device_inline.cu); wgmma reads a transposed copy of B from device memory,
+// which that path does not make.
+bool runsInline(const KernelPlan& plan, const MatmulRequest& r) {
+  return r.m > 0 && r.k > 0 && r.n > 0 && plan.kernel != Kernel::Wgmma && cudaInlineFits(r);
+}
+
+}  // namespace
+
 std::optional<KernelPlan> planInline(const MatmulRequest& r) {
-  if (r.m == 0 || r.k == 0 || r.n == 0 || resolveBackend(r) != Backend::Cuda) return std::nullopt;
+  if (resolveBackend(r) != Backend::Cuda) return std::nullopt;
   const KernelPlan plan = planKernel(r, checkDevice(r.device));
-  // wgmma reads a transposed copy of B from device memory, which this path does not make.
-  if (plan.kernel == Kernel::Wgmma || !cudaInlineFits(r)) return std::nullopt;
+  if (!runsInline(plan, r)) return std::nullopt;
   return plan;
 }
 
@@ -141,6 +150,11 @@ void runMatmul(const MatmulRequest& r) {
   if (r.k == 0) {  // an empty sum: zeros, with no device round trip
     std::fill(r.c, r.c + r.m * r.n, 0.0f);
     return;
+  }
+  if (runsInline(plan, r)) {  // matmulSync, or a small call that found the inline path full
+    const auto product = cudaStartInline(plan, r);
+    cudaInlineWait(*product);
+    return cudaInlineFinish(*product, r.c);
   }
   cudaMultiply(plan, r);
 }
