@@ -10,6 +10,8 @@
 //   - warp specialisation: a producer warpgroup only issues TMA copies, STAGES tiles ahead, and two consumer
 //     warpgroups only multiply (each 64 rows of the 128×256 block tile); they hand stages to each other
 //     through mbarriers, and setmaxnreg moves registers from the producer to the consumers' accumulators;
+//   - blocks sweep the columns of C in groups of 8 tile rows, so that a wave of blocks shares its rows of A and
+//     columns of Bᵀ in L2 (row-major order streams all of Bᵀ through L2 every wave: half the speed at 8192³);
 //   - operands are rounded to TF32 (as mma's tf32 mode and cuBLAS do), not truncated, which is what wgmma
 //     does to float32 bits read from shared memory: B once while it is transposed, A on its way from shared
 //     memory to the registers wgmma can also take it from.
@@ -42,7 +44,6 @@ constexpr int kStageBytes = kTileBytesA + kTileBytesB;
 // Stages, then 2 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
 constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
 static_assert(kDepth * 4 == 128, "one 128-byte swizzle row holds a tile row's k slice");
-
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
