@@ -21,6 +21,17 @@ describeMultiGpu(suiteName, () => {
     }
   });
 
+  test('small products, launched from the JavaScript thread, are right on every device', async () => {
+    const [m, k, n] = [64, 64, 64];
+    for (const { index } of devices)
+      for (let i = 0; i < 20; i++) {
+        const a = randomMatrix(m * k);
+        const b = randomMatrix(k * n);
+        const c = await matmul(a, b, { m, k, n }, { backend: 'cuda', device: index });
+        expect(relativeError(c, a, b, m, k, n)).toBeLessThanOrEqual(1e-5);
+      }
+  });
+
   test('calls spread over all devices at once are all correct', async () => {
     const calls = Array.from({ length: 200 }, (_, i) => {
       const [m, k, n] = [[64, 64, 64], [97, 131, 61], [1000, 33, 900]][i % 3];
@@ -45,5 +56,12 @@ describeMultiGpu(suiteName, () => {
     const C = await Matrix.from(new Float32Array(m * n), m, n, { device: 1 });
     await gemm({ a: X1, b: W1, c: C, m, k, n });
     expect(relativeError(await C.toArray(), x, w, m, k, n)).toBeLessThanOrEqual(1e-5);
+    // a batch of two on device 1: both products share W1 (strideB 0), results stacked in C2
+    const X2 = await Matrix.from(new Float32Array([...x, ...x]), 2 * m, k, { device: 1 });
+    const C2 = await Matrix.from(new Float32Array(2 * m * n), 2 * m, n, { device: 1 });
+    await gemm({ a: X2, b: W1, c: C2, m, k, n, batch: 2, strideB: 0 });
+    const both = await C2.toArray();
+    for (const half of [both.subarray(0, m * n), both.subarray(m * n)])
+      expect(relativeError(half, x, w, m, k, n)).toBeLessThanOrEqual(1e-5);
   });
 });
