@@ -72,6 +72,8 @@ bool cudaInlineDone(const InlineProduct& product) {
 
 void cudaInlineWait(const InlineProduct& product) { checkCuda(cudaStreamSynchronize(product.stream.get()), "matmul"); }
 
+int64_t cudaInlineOutputLength(const InlineProduct& product) { return product.m * product.n; }
+
 void cudaInlineFinish(const InlineProduct& product, float* c) {
   parallelCopyRows(c, sizeof(float) * product.n, product.c, sizeof(float) * product.ldc, sizeof(float) * product.n, product.m);
 }

@@ -7,6 +7,7 @@
 
 #include "async_task.h"
 #include "cuda_backend.h"
+#include "errors.h"
 #include "js_errors.h"
 #include "plan.h"
 
@@ -30,6 +31,13 @@ struct InlineCall {
   HostUse uses[3];  // allocHost holds, as the thread-pool path keeps them
   Clock::time_point started;
 };
+
+// Where the product's result goes: `out`'s elements, unless its buffer was detached (transferred) meanwhile.
+float* outputOf(Napi::Float32Array out, const std::shared_ptr<InlineProduct>& product) {
+  if (out.ElementLength() == 0 && cudaInlineOutputLength(*product) > 0)
+    throw MatmulError(ErrorKind::Type, "out: its ArrayBuffer was detached while the product ran");
+  return out.Data();
+}
 
 // The calls in flight on one JavaScript thread (each Node environment has its own), polled from setImmediate
 // callbacks while any is in flight: a pending immediate makes the event loop poll for I/O without sleeping,
@@ -90,7 +98,7 @@ class Poller {
   bool settleIfDone(InlineCall& call) {
     try {
       if (cudaInlineDone(*call.product)) {
-        cudaInlineFinish(*call.product, call.out.Value().Data());
+        cudaInlineFinish(*call.product, outputOf(call.out.Value(), call.product));
         call.deferred.Resolve(call.out.Value());
         return true;
       }
@@ -100,7 +108,7 @@ class Poller {
       call.deferred.Resolve(queueTask(
           env_, "cuda-matmul:matmul", [product] { cudaInlineWait(*product); },
           [product, out](Napi::Env) -> Napi::Value {
-            cudaInlineFinish(*product, out->Value().Data());
+            cudaInlineFinish(*product, outputOf(out->Value(), product));
             return out->Value();
           }));
     } catch (const std::exception& e) {

@@ -30,7 +30,7 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   (hopper ? describe : describe.skip)(`kernel wgmma, precision tf32${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
     correctnessSuite({ backend: 'cuda', kernel: 'wgmma', precision: 'tf32' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE], TF32_TOLERANCE);
   });
-  (hopper ? test.skip : test)("kernel 'wgmma' below compute capability 9.0 is ERR_KERNEL_UNSUPPORTED", async () => {
+  (hopper ? test.skip : test)(`kernel 'wgmma' below compute capability 9.0 is ERR_KERNEL_UNSUPPORTED${hopper ? ' — SKIPPED, this GPU is 9.0' : ''}`, async () => {
     const attempt = matmul(new Float32Array(4), new Float32Array(4), { m: 2, k: 2, n: 2 }, { kernel: 'wgmma', precision: 'tf32' });
     await expect(attempt).rejects.toMatchObject({ code: 'ERR_KERNEL_UNSUPPORTED' });
   });
@@ -72,6 +72,15 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
       expect(poolFree).toBe(false);
       expect(relativeError(c, a, b, m, k, n)).toBeLessThanOrEqual(FP32_TOLERANCE);
       await Promise.all(busy);
+    });
+    test('an out detached (transferred) while the product runs rejects with a TypeError; later calls work', async () => {
+      const a = randomMatrix(m * k), b = randomMatrix(k * n);
+      await matmul(a, b, { m, k, n }); // brings the device up
+      const out = new Float32Array(m * n);
+      const pending = matmul(a, b, { m, k, n }, { out });
+      structuredClone(out.buffer, { transfer: [out.buffer] });
+      await expect(pending).rejects.toThrow(/^out: its ArrayBuffer was detached while the product ran/);
+      expect(relativeError(await matmul(a, b, { m, k, n }), a, b, m, k, n)).toBeLessThanOrEqual(FP32_TOLERANCE);
     });
     test('stay right behind a long kernel on the GPU (past the spin budget they finish on the pool)', async () => {
       const big = 4096; // fp32: ~2.6 ms of kernel, well past the 500 µs spin budget
