@@ -10,15 +10,10 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { matmul, info, allocHost, freeHost } = require('..');
+const { random } = require('./inputs');
 
 const SIZES = (process.env.BENCH_SIZES || '256,512,1024,2048,4096').split(',').map(Number);
 const RUNS = 7;
-
-function random(length) {
-  const x = new Float32Array(length);
-  for (let i = 0; i < length; i++) x[i] = Math.random() * 2 - 1;
-  return x;
-}
 
 async function medianMs(run, runs) {
   await run(); // warm-up: CUDA context, first allocations

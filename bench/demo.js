@@ -2,24 +2,9 @@
 // npm run demo: one product on the best backend, checked against the CPU backend.
 'use strict';
 const { matmul, info } = require('..');
+const { random, relativeError } = require('./inputs');
 
 const [m, k, n] = (process.argv[2] || '2048x1024x512').split('x').map(Number);
-
-function random(length) {
-  const x = new Float32Array(length);
-  for (let i = 0; i < length; i++) x[i] = Math.random() * 2 - 1;
-  return x;
-}
-
-function relativeError(x, ref) {
-  let diff = 0;
-  let norm = 0;
-  for (let i = 0; i < ref.length; i++) {
-    diff += (x[i] - ref[i]) ** 2;
-    norm += ref[i] ** 2;
-  }
-  return Math.sqrt(diff / norm);
-}
 
 async function main() {
   const status = info();

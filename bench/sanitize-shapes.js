@@ -3,6 +3,7 @@
 //   compute-sanitizer --tool memcheck node bench/sanitize-shapes.js   (also --tool racecheck)
 'use strict';
 const { matmulSync, gemm, info } = require('..');
+const { random, relativeError } = require('./inputs');
 
 // The last three make the plan pick each of mma's larger block tiles (test/helpers.ts, MMA_TILE_SHAPES).
 const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601]];
@@ -14,22 +15,12 @@ const RUNS = [
 ];
 let failures = 0;
 
-// ‖got − ref‖ / ‖ref‖
-function relativeTo(got, ref) {
-  let diff = 0;
-  let norm = 0;
-  for (let i = 0; i < ref.length; i++) {
-    diff += (got[i] - ref[i]) ** 2;
-    norm += ref[i] ** 2;
-  }
-  return Math.sqrt(diff / norm);
-}
 for (const { kernel, precision, tolerance } of RUNS) {
   for (const [m, k, n] of SHAPES) {
-    const a = Float32Array.from({ length: m * k }, () => Math.random() * 2 - 1);
-    const b = Float32Array.from({ length: k * n }, () => Math.random() * 2 - 1);
+    const a = random(m * k);
+    const b = random(k * n);
     const c = matmulSync(a, b, { m, k, n }, { backend: 'cuda', kernel, precision });
-    const error = relativeTo(c, matmulSync(a, b, { m, k, n }, { backend: 'cpu' }));
+    const error = relativeError(c, matmulSync(a, b, { m, k, n }, { backend: 'cpu' }));
     if (!(error < tolerance)) failures++;
     console.log(`${kernel} ${precision} ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }
@@ -41,7 +32,7 @@ for (const { kernel, precision, tolerance } of RUNS) {
     const common = args();
     const c0 = Float32Array.from({ length: m * n }, Math.random);
     const onGpu = await gemm({ ...common, c: c0.slice() }, { backend: 'cuda' });
-    const error = relativeTo(onGpu, await gemm({ ...common, c: c0.slice() }, { backend: 'cpu' }));
+    const error = relativeError(onGpu, await gemm({ ...common, c: c0.slice() }, { backend: 'cpu' }));
     if (!(error < 1e-5)) failures++;
     console.log(`gemm Aᵀ·Bᵀ α β ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }

@@ -18,8 +18,8 @@
 #include "device_kernels.h"
 #include "device_pools.h"
 #include "device_resident.h"
-#include "host_copy.h"
 #include "plan_tiles.h"
+#include "staged_product.h"
 #include "transfers.h"
 
 namespace cuda_matmul {
@@ -43,33 +43,29 @@ class Event {
 
 // Small products, whose A, B and C fit one staging buffer together: one copy in, one launch and one copy out
 // on one stream, with no panels or events — for a 64³ product those would cost more than the work.
-bool fitsOneStagingBuffer(const MatmulRequest& r) {
-  const double floats = double(r.m) * paddedPitch(r.k) + double(r.k) * paddedPitch(r.n) + double(r.m) * paddedPitch(r.n);
-  return floats * sizeof(float) <= double(kStagingBytes);
-}
+bool fitsOneStagingBuffer(const MatmulRequest& r) { return StagedProduct(r).bytes() <= double(kStagingBytes); }
 
 void multiplySmall(const KernelPlan& plan, const DeviceKernel& kernel, const MatmulRequest& r) {
-  const int64_t lda = paddedPitch(r.k), ldb = paddedPitch(r.n), ldc = paddedPitch(r.n);
-  const int64_t aFloats = r.m * lda, bFloats = r.k * ldb, cFloats = r.m * ldc;
-  const DeviceAllocation device(r.device, sizeof(float) * (aFloats + bFloats + cFloats));
+  const StagedProduct layout(r);  // the same on both sides
+  const DeviceAllocation device(r.device, static_cast<size_t>(layout.bytes()));
   KernelOperandB operandB(kernel, r.device, r.k, r.n);
   const StagingBuffer staging;
   const PooledStream stream(r.device);  // destroyed first: waits for the copies before the buffers go back
-  // The same layout on both sides: A | B | C, padded rows.
   float* const host = static_cast<float*>(staging.get());
   float* const dev = device.floats();
-  parallelCopyRows(host, sizeof(float) * lda, r.a, sizeof(float) * r.k, sizeof(float) * r.k, r.m);
-  parallelCopyRows(host + aFloats, sizeof(float) * ldb, r.b, sizeof(float) * r.n, sizeof(float) * r.n, r.k);
-  checkCuda(cudaMemcpyAsync(dev, host, sizeof(float) * (aFloats + bFloats), cudaMemcpyHostToDevice, stream.get()),
+  layout.copyIn(r, host);
+  checkCuda(cudaMemcpyAsync(dev, host, sizeof(float) * (layout.aFloats + layout.bFloats), cudaMemcpyHostToDevice, stream.get()),
             "cudaMemcpyAsync(A and B to device)");
-  float* const cDevice = dev + aFloats + bFloats;
-  const DeviceRows b = operandB.from({dev + aFloats, ldb}, r.k, r.n, stream.get());
-  kernel.launch({dev, b.data, cDevice, r.m, r.k, r.n, lda, b.pitch, ldc}, plan.precision, stream.get());
+  GemmOperands operands = layout.operands(dev);
+  const DeviceRows b = operandB.from({layout.b(dev), layout.ldb}, r.k, r.n, stream.get());
+  operands.b = b.data;
+  operands.ldb = b.pitch;
+  kernel.launch(operands, plan.precision, stream.get());
   checkCuda(cudaGetLastError(), kernel.name);
-  checkCuda(cudaMemcpyAsync(host + aFloats + bFloats, cDevice, sizeof(float) * cFloats, cudaMemcpyDeviceToHost, stream.get()),
+  checkCuda(cudaMemcpyAsync(layout.c(host), operands.c, sizeof(float) * layout.cFloats, cudaMemcpyDeviceToHost, stream.get()),
             "cudaMemcpyAsync(C to host)");
   checkCuda(cudaStreamSynchronize(stream.get()), kernel.name);
-  parallelCopyRows(r.c, sizeof(float) * r.n, host + aFloats + bFloats, sizeof(float) * ldc, sizeof(float) * r.n, r.m);
+  layout.copyOut(host, r.c);
 }
 
 // Larger products: B first, then row panels of A in and of C out overlapping the kernels (see the top).

@@ -121,10 +121,6 @@ MatmulRequest productRequest(const GemmShape& shape, Kernel kernel, Precision pr
   return request;
 }
 
-}  // namespace
-
-namespace {
-
 // Tiny products skip Mul's copies (device_inline.cu); wgmma reads a transposed copy of B from device memory,
 // which that path does not make.
 bool runsInline(const KernelPlan& plan, const MatmulRequest& r) {

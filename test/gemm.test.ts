@@ -2,7 +2,7 @@
 // against a float64 reference; and its bad-argument errors.
 import { gemm, info, Matrix } from '../lib';
 import { native } from '../lib/native';
-import { describeGpu, gpuSuiteName, randomMatrix, sameBytes, thrownBy } from './helpers';
+import { describeGpu, gpuSuiteName, randomMatrix, relativeTo, sameBytes, thrownBy } from './helpers';
 
 const BACKENDS = ['cpu', ...(info().backend === 'cuda' ? ['cuda' as const] : [])] as const;
 
@@ -28,16 +28,6 @@ function reference(a: Float32Array, b: Float32Array, c: Float32Array, s: Case): 
   return out;
 }
 
-function relative(got: Float32Array, want: Float64Array): number {
-  let diff = 0;
-  let norm = 0;
-  want.forEach((w, i) => {
-    diff += (got[i] - w) ** 2;
-    norm += w ** 2;
-  });
-  return norm === 0 ? Math.sqrt(diff) : Math.sqrt(diff / norm);
-}
-
 const CASES: Case[] = [];
 for (const [m, k, n] of [[37, 53, 29], [1, 300, 211], [129, 1, 65], [64, 64, 64]])
   for (const transA of [false, true])
@@ -55,7 +45,7 @@ describe.each(BACKENDS)('gemm on backend %s', (backend) => {
     const want = reference(a, b, c, s);
     const result = await gemm({ a, b, c, ...s }, { backend });
     expect(result).toBe(c);
-    expect(relative(c, want)).toBeLessThanOrEqual(1e-5);
+    expect(relativeTo(c, want)).toBeLessThanOrEqual(1e-5);
   });
 
   test('a strided batch: every product right, the gaps between them untouched', async () => {
@@ -69,7 +59,7 @@ describe.each(BACKENDS)('gemm on backend %s', (backend) => {
     await gemm({ a, b, c, ...s, batch, strideA, strideB, strideC }, { backend });
     for (let i = 0; i < batch; i++) {
       const want = reference(a.subarray(i * strideA), b.subarray(i * strideB), before.subarray(i * strideC), s);
-      expect(relative(c.subarray(i * strideC, i * strideC + s.m * s.n), want)).toBeLessThanOrEqual(1e-5);
+      expect(relativeTo(c.subarray(i * strideC, i * strideC + s.m * s.n), want)).toBeLessThanOrEqual(1e-5);
       expect(Array.from(c.subarray(i * strideC + s.m * s.n, (i + 1) * strideC))).toEqual(
         Array.from(before.subarray(i * strideC + s.m * s.n, (i + 1) * strideC)),
       );
@@ -94,7 +84,7 @@ describe.each(BACKENDS)('gemm on backend %s', (backend) => {
     const got = await C.toArray();
     for (let i = 0; i < batch; i++) {
       const want = reference(a.subarray(i * strideA * s.m), b, c.subarray(i * strideC * s.n), s);
-      expect(relative(got.subarray(i * strideC * s.n, (i * strideC + s.m) * s.n), want)).toBeLessThanOrEqual(1e-5);
+      expect(relativeTo(got.subarray(i * strideC * s.n, (i * strideC + s.m) * s.n), want)).toBeLessThanOrEqual(1e-5);
       if (i < batch - 1) expect(sameBytes(got.subarray((i * strideC + s.m) * s.n, (i + 1) * strideC * s.n), c.subarray((i * strideC + s.m) * s.n, (i + 1) * strideC * s.n))).toBe(true);
     }
   });
@@ -110,7 +100,7 @@ describe.each(BACKENDS)('gemm on backend %s', (backend) => {
       Matrix.from(c, s.m, s.n, { backend }),
     ]);
     expect(await gemm({ a: A, b: B, c: C, ...s })).toBe(C);
-    expect(relative(await C.toArray(), want)).toBeLessThanOrEqual(1e-5);
+    expect(relativeTo(await C.toArray(), want)).toBeLessThanOrEqual(1e-5);
   });
 });
 
@@ -172,7 +162,7 @@ describeGpu(gpuSuiteName('gemm and Matrix with very tall operands (CUDA grid lim
     const b = randomMatrix(TALL);
     const c = new Float32Array(TALL).fill(NaN);
     await gemm({ a, b, c, ...s }, { backend: 'cuda' });
-    expect(relative(c, reference(a, b, c, s))).toBeLessThanOrEqual(1e-6);
+    expect(relativeTo(c, reference(a, b, c, s))).toBeLessThanOrEqual(1e-6);
   });
 
   test.each(['muld', 'blocktile', 'mma'] as const)(`Matrix ${TALL}×1 · 1×3 with kernel %s`, async (kernel) => {
@@ -182,6 +172,6 @@ describeGpu(gpuSuiteName('gemm and Matrix with very tall operands (CUDA grid lim
     const W = await Matrix.from(w, 1, 3, { backend: 'cuda' });
     const y = await (await X.matmul(W, { kernel })).toArray();
     const want = reference(x, w, y, { m: TALL, k: 1, n: 3, transA: false, transB: false, alpha: 1, beta: 0 });
-    expect(relative(y, want)).toBeLessThanOrEqual(1e-6);
+    expect(relativeTo(y, want)).toBeLessThanOrEqual(1e-6);
   });
 });

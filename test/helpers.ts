@@ -49,6 +49,18 @@ export function referenceProduct(a: Float32Array, b: Float32Array, m: number, k:
   return c;
 }
 
+/** ‖got − want‖_F / scale, the scale ‖want‖_F unless given (0: the absolute error). NaN anywhere gives NaN. */
+export function relativeTo(got: ArrayLike<number>, want: ArrayLike<number>, scale?: number): number {
+  let diff = 0;
+  let norm = 0;
+  for (let i = 0; i < want.length; i++) {
+    diff += (got[i] - want[i]) ** 2;
+    norm += want[i] ** 2;
+  }
+  const denominator = scale ?? Math.sqrt(norm);
+  return denominator === 0 ? Math.sqrt(diff) : Math.sqrt(diff) / denominator;
+}
+
 /**
  * ‖C − R‖_F / ‖R‖_F against the float64 reference R. NaN anywhere gives NaN (fails every bound). For a
  * single output element (1×K×1) a cancelling dot product can make ‖R‖ tiny, so there the denominator is
@@ -56,19 +68,10 @@ export function referenceProduct(a: Float32Array, b: Float32Array, m: number, k:
  */
 export function relativeError(c: Float32Array, a: Float32Array, b: Float32Array, m: number, k: number, n: number): number {
   const ref = referenceProduct(a, b, m, k, n);
-  let diff = 0;
-  let norm = 0;
-  for (let i = 0; i < ref.length; i++) {
-    diff += (c[i] - ref[i]) ** 2;
-    norm += ref[i] ** 2;
-  }
-  if (ref.length === 1) {
-    norm = 0;
-    for (let p = 0; p < k; p++) norm += Math.abs(a[p] * b[p]);
-    norm *= norm;
-  }
-  if (Number.isNaN(diff)) return NaN;
-  return norm === 0 ? Math.sqrt(diff) : Math.sqrt(diff / norm);
+  if (ref.length !== 1) return relativeTo(c, ref);
+  let scale = 0;
+  for (let p = 0; p < k; p++) scale += Math.abs(a[p] * b[p]);
+  return relativeTo(c, ref, scale);
 }
 
 export interface Case {
