@@ -2,9 +2,9 @@
 // place where they live), both with batches of strided products. Data flow: this file →
 // validate.ts → native.ts → native/addon.cpp (arrays) or native/matrix_binding.cpp (Matrices) →
 // native/plan.cpp (runGemm / runMatrixGemm) → native/gemm_ops.cu + the product kernels, or the CPU backend.
-import { Matrix } from './matrix';
+import { gemmOnMatrices, Matrix } from './matrix';
 import { native } from './native';
-import { validateGemm } from './validate';
+import { readGemm } from './validate';
 import type { Backend, KernelName, Precision } from './types';
 
 interface GemmShape {
@@ -63,9 +63,7 @@ export interface GemmOptions {
 export async function gemm(args: GemmArrays, options?: GemmOptions): Promise<Float32Array>;
 export async function gemm(args: GemmMatrices, options?: GemmOptions): Promise<Matrix>;
 export async function gemm(args: GemmArrays | GemmMatrices, options?: GemmOptions): Promise<Float32Array | Matrix> {
-  const kind = validateGemm(args, options);
-  if (kind === 'arrays') return native.gemm(args, options ?? {});
-  const { a, b, c, ...shape } = args as GemmMatrices;
-  await native.matrixGemm(a.handle(), b.handle('b'), c.handle('c'), shape, options ?? {});
-  return c;
+  const read = readGemm(args, options, (value) => value instanceof Matrix);
+  if (read.kind === 'arrays') return native.gemm(read.args, read.options);
+  return gemmOnMatrices(read.args, read.options);
 }

@@ -3,7 +3,7 @@
 // Data flow: this file → validate.ts (arguments) → native.ts (binding) → native/plan.cpp (backend, kernel)
 // → native/muld.cu or native/cpu_gemm.cpp → the result array.
 import { native } from './native';
-import { validateHostArray, validateHostLength, validateMatmul } from './validate';
+import { readMatmul, validateHostArray, validateHostLength } from './validate';
 import type { Info, MatmulOptions, Shape } from './types';
 
 export { gemm } from './gemm';
@@ -15,11 +15,6 @@ export type { Backend, DeviceInfo, Info, KernelName, MatmulOptions, MemoryInfo, 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../package.json') as { version: string };
 
-// The result array is made here, in the caller's JavaScript realm, so `instanceof Float32Array` holds for it.
-function withOut(shape: Shape, options: MatmulOptions | undefined): MatmulOptions {
-  return { ...options, out: options?.out ?? new Float32Array(shape.m * shape.n) };
-}
-
 /**
  * C = A·B off the JavaScript thread. `a` is m×k, `b` is k×n, the result m×n, all row-major.
  * Never throws: bad arguments and GPU failures reject the Promise (TypeError, RangeError or Error).
@@ -28,9 +23,9 @@ export function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?:
   // Not an async function: the native Promise is returned as it is, with no second one wrapped around it
   // (a few microseconds for a 64³ product, bench/NOTES.md).
   try {
-    validateMatmul(a, b, shape, options);
+    const call = readMatmul(a, b, shape, options);
     startIdleTrimming();
-    return native.matmul(a, b, shape, withOut(shape, options));
+    return native.matmul(call.a, call.b, call.shape, call.options);
   } catch (error) {
     return Promise.reject(error);
   }
@@ -38,9 +33,9 @@ export function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?:
 
 /** C = A·B on the calling thread (it blocks the event loop for the whole product). Throws on failure. */
 export function matmulSync(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Float32Array {
-  validateMatmul(a, b, shape, options);
+  const call = readMatmul(a, b, shape, options);
   startIdleTrimming();
-  return native.matmulSync(a, b, shape, withOut(shape, options));
+  return native.matmulSync(call.a, call.b, call.shape, call.options);
 }
 
 /** Which backend `'auto'` uses, why CUDA is not used if it is not, and the CUDA devices found. */
@@ -74,6 +69,10 @@ export function freeHost(array: Float32Array): void {
   validateHostArray(array);
   native.freeHost(array);
 }
+
+// When this thread's process (or this worker) exits, products queued and not yet started are dropped rather
+// than run first (a running one finishes).
+process.once('exit', () => native.shutdown());
 
 // The native pools keep device memory and staging buffers between calls; this gives them back once idle.
 const IDLE_SECONDS = 2;

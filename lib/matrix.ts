@@ -2,8 +2,14 @@
 // number of times without copying through host memory, download when needed. The data flow is the same as
 // matmul's: this file → validate.ts → native.ts → native/matrix_binding.cpp → native/plan.cpp →
 // native/device_resident.cu (or the CPU backend).
+//
+// Program order: every operation on a Matrix observes every operation issued on it before, awaited or not.
+// Each Matrix remembers its last write and the reads issued since; an operation that reads it waits for that
+// write, one that writes it waits for the write and those reads, and disposing it frees its memory once all
+// of them have ended. (The wait is a Promise chain here; it does not yet stay on the device.)
 import { native, NativeMatrixHandle } from './native';
-import { validateMatrixFrom, validateMatrixProduct, validateMatrixToArray } from './validate';
+import { matrixDestination, readMatrixFrom, readMatrixProduct } from './validate';
+import type { GemmRead } from './validate';
 import type { Backend, KernelName, Precision } from './types';
 
 export interface MatrixOptions {
@@ -20,8 +26,19 @@ export interface MatrixProductOptions {
   out?: Matrix;
 }
 
+const settled: Promise<void> = Promise.resolve();
+const ignore = (): void => {};
+// Reads since the last write are kept as a list; past this many they are folded into one Promise.
+const FOLD_READS = 64;
+
+/** gemm on Matrices (lib/gemm.ts), in program order with every other operation on them. */
+let gemmInOrder: (args: GemmRead, options: Record<string, unknown>) => Promise<Matrix>;
+
 export class Matrix {
   readonly #handle: NativeMatrixHandle;
+  #disposed = false;
+  #lastWrite: Promise<void> = settled;
+  #readsSince: Promise<void>[] = [];
 
   private constructor(handle: NativeMatrixHandle) {
     this.#handle = handle;
@@ -29,8 +46,8 @@ export class Matrix {
 
   /** Copies `data` (rows×cols, row-major) to the backend: the GPU when usable, unless `backend` says otherwise. */
   static async from(data: Float32Array, rows: number, cols: number, options?: MatrixOptions): Promise<Matrix> {
-    validateMatrixFrom(data, rows, cols, options);
-    return new Matrix(await native.matrixFrom(data, rows, cols, options ?? {}));
+    const opts = readMatrixFrom(data, rows, cols, options);
+    return new Matrix(await native.matrixFrom(data, rows, cols, opts));
   }
 
   get rows(): number {
@@ -47,46 +64,86 @@ export class Matrix {
     return this.#live().device;
   }
   get disposed(): boolean {
-    return this.#handle.disposed;
+    return this.#disposed;
   }
 
   /** this · other, computed where both live; the result stays there. */
   async matmul(other: Matrix, options?: MatrixProductOptions): Promise<Matrix> {
-    validateMatrixProduct(this, other, options);
-    const { out, ...rest } = options ?? {};
-    const handle = await native.matrixMultiply(this.#live(), other.#live('other'), {
-      ...rest,
-      ...(out ? { out: out.#live('out') } : {}),
+    const { out, ...choices } = readMatrixProduct(options);
+    if (!(other instanceof Matrix)) throw new TypeError(`other: expected a Matrix, got ${describeNonMatrix(other)}`);
+    if (out !== undefined && !(out instanceof Matrix)) throw new TypeError(`out: expected a Matrix, got ${describeNonMatrix(out)}`);
+    const [a, b, c] = [this.#live(), other.#live('other'), out === undefined ? undefined : out.#live('out')];
+    return Matrix.#inOrder([this, other], out ? [out] : [], async () => {
+      const handle = await native.matrixMultiply(a, b, { ...choices, ...(c ? { out: c } : {}) });
+      return out ?? new Matrix(handle);
     });
-    return out ?? new Matrix(handle);
   }
 
   /** The elements, row-major, in a new Float32Array (or `out`, of rows·cols elements). */
   async toArray(out?: Float32Array): Promise<Float32Array> {
-    const { rows, cols } = this.#live();
-    validateMatrixToArray(out, rows * cols);
-    return native.matrixToArray(this.#handle, out ?? new Float32Array(rows * cols));
+    const handle = this.#live();
+    const destination = matrixDestination(out, handle.rows * handle.cols);
+    return Matrix.#inOrder([this], [], () => native.matrixToArray(handle, destination));
   }
 
   /**
-   * Frees the elements (device memory) now; using the Matrix afterwards is a TypeError. A product in flight
-   * that uses it keeps the memory until it ends. A Matrix never disposed is freed when garbage collected.
+   * Frees the elements (device memory) once every operation issued on this Matrix has ended; using the
+   * Matrix afterwards is a TypeError. A Matrix never disposed is freed when garbage collected.
    */
   dispose(): void {
-    this.#handle.dispose();
+    if (this.#disposed) return;
+    this.#disposed = true;
+    void Promise.all([this.#lastWrite, ...this.#readsSince]).then(() => this.#handle.dispose());
   }
 
   [Symbol.dispose](): void {
     this.dispose();
   }
 
-  /** @internal The native matrix, for gemm (lib/gemm.ts); a TypeError naming `name` once disposed. */
+  /** @internal The native matrix, for tests of the binding; a TypeError naming `name` once disposed. */
   handle(name = 'a'): NativeMatrixHandle {
     return this.#live(name);
   }
 
   #live(name = 'matrix'): NativeMatrixHandle {
-    if (this.#handle.disposed) throw new TypeError(`${name}: this Matrix was disposed`);
+    if (this.#disposed) throw new TypeError(`${name}: this Matrix was disposed`);
     return this.#handle;
   }
+
+  /** Runs `operation` once the operations it must follow have ended, and records it for the ones after it. */
+  static #inOrder<T>(reads: Matrix[], writes: Matrix[], operation: () => Promise<T>): Promise<T> {
+    const waits = [...reads.map((m) => m.#lastWrite), ...writes.flatMap((m) => [m.#lastWrite, ...m.#readsSince])];
+    const result = Promise.all(waits).then(operation);
+    const ended = result.then(ignore, ignore);
+    for (const m of reads) {
+      m.#readsSince.push(ended);
+      if (m.#readsSince.length > FOLD_READS) m.#readsSince = [Promise.all(m.#readsSince).then(ignore)];
+    }
+    for (const m of writes) {
+      m.#lastWrite = ended;
+      m.#readsSince = [];
+    }
+    return result;
+  }
+
+  static {
+    gemmInOrder = (args, options) => {
+      const [a, b, c] = [args.a, args.b, args.c] as Matrix[];
+      const handles = [a.#live('a'), b.#live('b'), c.#live('c')];
+      const { a: _a, b: _b, c: _c, ...shape } = args;
+      return Matrix.#inOrder([a, b], [c], async () => {
+        await native.matrixGemm(handles[0], handles[1], handles[2], shape, options);
+        return c;
+      });
+    };
+  }
+}
+
+function describeNonMatrix(value: unknown): string {
+  return value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** gemm on Matrices as read by validate.ts, ordered with every other operation on them; resolves to c. */
+export function gemmOnMatrices(args: GemmRead, options: Record<string, unknown>): Promise<Matrix> {
+  return gemmInOrder(args, options);
 }

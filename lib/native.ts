@@ -21,6 +21,8 @@ export interface NativeBinding {
   allocHost(length: number): Float32Array;
   freeHost(array: Float32Array): void;
   trimIdle(idleSeconds: number): void;
+  /** This environment is exiting: drops the products queued and not yet started. */
+  shutdown(): void;
   matrixFrom(data: Float32Array, rows: number, cols: number, options: object): Promise<NativeMatrixHandle>;
   matrixMultiply(a: NativeMatrixHandle, b: NativeMatrixHandle, options: object): Promise<NativeMatrixHandle>;
   matrixToArray(matrix: NativeMatrixHandle, out: Float32Array): Promise<Float32Array>;

@@ -1,40 +1,93 @@
 // Argument validation at the TypeScript boundary. Every message starts with the name of the argument at
 // fault. native/arguments.cpp repeats these checks so the addon is safe on its own.
+//
+// Each user value is read once: the functions here read every property of shape, options and gemm's args a
+// single time (a getter runs once), check the values, and return plain objects of their own that the native
+// layer reads instead. Scalars are read before any array is checked, so a getter that transfers or resizes a
+// buffer runs before the check that would see it. Arrays are examined through the built-in getters captured
+// below, never through properties a caller could shadow.
 import { types } from 'util';
-import type { GemmArrays, GemmMatrices, GemmOptions } from './gemm';
-import { Matrix } from './matrix';
-import type { MatrixOptions, MatrixProductOptions } from './matrix';
 import type { MatmulOptions, Shape } from './types';
 
 const BACKENDS = ['auto', 'cuda', 'cpu'];
 const KERNELS = ['auto', 'muld', 'blocktile', 'mma', 'wgmma'];
 const PRECISIONS = ['fp32', 'tf32'];
-const OPTION_NAMES = ['backend', 'kernel', 'precision', 'out', 'device'];
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an Array';
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
-  if (typeof value === 'object') return 'an object';
-  return `a ${typeof value}`;
+/** The largest Float32Array the library allocates (native/arguments.h, kMaxHostLength). */
+const MAX_HOST_LENGTH = 2 ** 32 - 1;
+
+// --- arrays, through the built-in getters ----------------------------------------------------------------
+
+const TypedArrayPrototype = Object.getPrototypeOf(Float32Array.prototype) as object;
+function builtinGetter(prototype: object, name: string): ((this: unknown) => unknown) | undefined {
+  return Object.getOwnPropertyDescriptor(prototype, name)?.get;
 }
+const typedArrayGetters = {
+  length: builtinGetter(TypedArrayPrototype, 'length')!,
+  buffer: builtinGetter(TypedArrayPrototype, 'buffer')!,
+  byteOffset: builtinGetter(TypedArrayPrototype, 'byteOffset')!,
+  byteLength: builtinGetter(TypedArrayPrototype, 'byteLength')!,
+};
+const resizableGetter = builtinGetter(ArrayBuffer.prototype, 'resizable'); // absent before ES2024 runtimes
+const arrayBufferSlice = ArrayBuffer.prototype.slice;
+
+const lengthOf = (array: Float32Array) => typedArrayGetters.length.call(array) as number;
+const bufferOf = (array: Float32Array) => typedArrayGetters.buffer.call(array) as ArrayBuffer | SharedArrayBuffer;
 
 function isDetached(array: Float32Array): boolean {
-  // Node 20 has no ArrayBuffer.prototype.detached; a detached buffer has byteLength 0 and refuses slice().
-  if (array.buffer.byteLength !== 0) return false;
+  const buffer = bufferOf(array);
+  if (types.isSharedArrayBuffer(buffer)) return false;
+  // Node 20 has no ArrayBuffer.prototype.detached; a detached buffer refuses slice().
   try {
-    array.buffer.slice(0, 0);
+    arrayBufferSlice.call(buffer, 0, 0);
     return false;
   } catch {
     return true;
   }
 }
 
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an Array';
+  if (ArrayBuffer.isView(value)) return `a ${Object.prototype.toString.call(value).slice(8, -1)}`;
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
 function checkFloat32Array(value: unknown, name: string): asserts value is Float32Array {
   // util.types works across realms (vm contexts, jest), where instanceof would not.
   if (!types.isFloat32Array(value)) throw new TypeError(`${name}: expected a Float32Array, got ${describe(value)}`);
   if (isDetached(value)) throw new TypeError(`${name}: its ArrayBuffer is detached (transferred or freed)`);
+  const buffer = bufferOf(value);
+  if (!types.isSharedArrayBuffer(buffer) && resizableGetter?.call(buffer) === true)
+    throw new TypeError(`${name}: its ArrayBuffer is resizable, and could shrink under a running product; pass a copy (array.slice())`);
 }
+
+function checkLength(array: Float32Array, name: string, expected: number, formula: string): void {
+  const length = lengthOf(array);
+  if (length !== expected) throw new RangeError(`${name}: length ${length} does not match ${formula} = ${expected}`);
+}
+
+function checkAtLeast(array: Float32Array, name: string, needed: number): void {
+  const length = lengthOf(array);
+  if (length < needed) throw new RangeError(`${name}: length ${length} is too short: batch, strides and shape need ${needed}`);
+}
+
+function sharesMemory(x: Float32Array, y: Float32Array): boolean {
+  const [xBytes, yBytes] = [typedArrayGetters.byteLength.call(x) as number, typedArrayGetters.byteLength.call(y) as number];
+  if (bufferOf(x) !== bufferOf(y) || xBytes === 0 || yBytes === 0) return false;
+  const [xStart, yStart] = [typedArrayGetters.byteOffset.call(x) as number, typedArrayGetters.byteOffset.call(y) as number];
+  return xStart < yStart + yBytes && yStart < xStart + xBytes;
+}
+
+/** A new Float32Array of `length` elements for a result, or a RangeError naming what it would hold. */
+function newResult(length: number, what: string): Float32Array {
+  if (length > MAX_HOST_LENGTH)
+    throw new RangeError(`${what} = ${length} is more than a Float32Array can hold (${MAX_HOST_LENGTH})`);
+  return new Float32Array(length);
+}
+
+// --- scalars -----------------------------------------------------------------------------------------------
 
 function checkCount(value: unknown, name: string): number {
   if (typeof value !== 'number') throw new TypeError(`${name}: expected a non-negative integer, got ${describe(value)}`);
@@ -43,28 +96,13 @@ function checkCount(value: unknown, name: string): number {
   return value;
 }
 
-function checkDimension(shape: Record<string, unknown>, name: 'm' | 'k' | 'n'): number {
-  return checkCount(shape[name], name);
-}
-
 function checkedProduct(x: number, y: number, what: string): number {
   const product = x * y;
   if (!Number.isSafeInteger(product)) throw new RangeError(`shape: ${what} is too large (it overflows)`);
   return product;
 }
 
-function checkLength(array: Float32Array, name: string, expected: number, formula: string): void {
-  if (array.length !== expected)
-    throw new RangeError(`${name}: length ${array.length} does not match ${formula} = ${expected}`);
-}
-
-function sharesMemory(x: Float32Array, y: Float32Array): boolean {
-  if (x.buffer !== y.buffer || x.byteLength === 0 || y.byteLength === 0) return false;
-  return x.byteOffset < y.byteOffset + y.byteLength && y.byteOffset < x.byteOffset + x.byteLength;
-}
-
-function checkChoice(options: Record<string, unknown>, name: string, allowed: string[]): void {
-  const value = options[name];
+function checkChoice(value: unknown, name: string, allowed: string[]): void {
   if (value === undefined) return;
   if (typeof value !== 'string') throw new TypeError(`${name}: expected a string, got ${describe(value)}`);
   if (!allowed.includes(value))
@@ -72,20 +110,11 @@ function checkChoice(options: Record<string, unknown>, name: string, allowed: st
 }
 
 /** The kernel and precision options; 'wgmma' has no fp32 mode, so it must be asked for with precision 'tf32'. */
-function checkKernelAndPrecision(options: Record<string, unknown>): void {
-  checkChoice(options, 'kernel', KERNELS);
-  checkChoice(options, 'precision', PRECISIONS);
-  if (options.kernel === 'wgmma' && options.precision !== 'tf32')
+function checkKernelAndPrecision(kernel: unknown, precision: unknown): void {
+  checkChoice(kernel, 'kernel', KERNELS);
+  checkChoice(precision, 'precision', PRECISIONS);
+  if (kernel === 'wgmma' && precision !== 'tf32')
     throw new RangeError("kernel: 'wgmma' computes in tf32 only; pass precision: 'tf32' (kernel 'mma' gives fp32 accuracy)");
-}
-
-function checkOptionsObject(options: unknown, names: string[]): Record<string, unknown> {
-  if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw new TypeError(`options: expected an object, got ${describe(options)}`);
-  const opts = options as Record<string, unknown>;
-  for (const name of Object.keys(opts)) if (!names.includes(name)) throw new TypeError(`options: unknown option '${name}'`);
-  return opts;
 }
 
 function checkDevice(value: unknown): void {
@@ -95,35 +124,78 @@ function checkDevice(value: unknown): void {
     throw new RangeError(`device: expected a non-negative integer, got ${value}`);
 }
 
-/** Checks matmul's arguments; throws a TypeError or RangeError naming the argument at fault. */
-export function validateMatmul(a: unknown, b: unknown, shape: unknown, options: unknown): asserts shape is Shape {
-  checkFloat32Array(a, 'a');
-  checkFloat32Array(b, 'b');
+function checkOptionalBoolean(value: unknown, name: string): void {
+  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${name}: expected a boolean, got ${describe(value)}`);
+}
+
+/** α and β are float32 in the kernels: finite, not overflowing to ±Infinity, not a non-zero value rounding to 0. */
+function checkOptionalScalar(value: unknown, name: string): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number') throw new TypeError(`${name}: expected a finite number, got ${describe(value)}`);
+  if (!Number.isFinite(value)) throw new RangeError(`${name}: expected a finite number, got ${value}`);
+  const asFloat = Math.fround(value);
+  if (!Number.isFinite(asFloat) || (value !== 0 && asFloat === 0))
+    throw new RangeError(`${name}: ${value} is outside float32's range (magnitudes from 1.4e-45 to 3.4e38, or 0)`);
+}
+
+/**
+ * Reads an options-like object's known properties once each into a plain object (undefined ones left out);
+ * any other own property is a TypeError.
+ */
+function readObject(value: unknown, names: readonly string[], what = 'options'): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new TypeError(`${what}: expected an object, got ${describe(value)}`);
+  for (const name of Object.keys(value)) if (!names.includes(name)) throw new TypeError(`options: unknown option '${name}'`);
+  const read: Record<string, unknown> = {};
+  for (const name of names) {
+    const v = (value as Record<string, unknown>)[name];
+    if (v !== undefined) read[name] = v;
+  }
+  return read;
+}
+
+// --- the calls -----------------------------------------------------------------------------------------------
+
+/** matmul's arguments as the native layer takes them: plain data, `out` always present. */
+export interface MatmulCall {
+  a: Float32Array;
+  b: Float32Array;
+  shape: Shape;
+  options: MatmulOptions & { out: Float32Array };
+}
+
+/** Checks matmul's arguments, reading each once; throws a TypeError or RangeError naming the argument at fault. */
+export function readMatmul(a: unknown, b: unknown, shape: unknown, options: unknown): MatmulCall {
   if (typeof shape !== 'object' || shape === null || Array.isArray(shape))
     throw new TypeError(`shape: expected an object { m, k, n }, got ${describe(shape)}`);
   const dims = shape as Record<string, unknown>;
-  const m = checkDimension(dims, 'm');
-  const k = checkDimension(dims, 'k');
-  const n = checkDimension(dims, 'n');
-  checkLength(a, 'a', checkedProduct(m, k, 'm·k'), 'm·k');
-  checkLength(b, 'b', checkedProduct(k, n, 'k·n'), 'k·n');
-  const outLength = checkedProduct(m, n, 'm·n');
-
-  const opts = checkOptionsObject(options, OPTION_NAMES);
-  checkChoice(opts, 'backend', BACKENDS);
-  checkKernelAndPrecision(opts);
+  const m = checkCount(dims.m, 'm');
+  const k = checkCount(dims.k, 'k');
+  const n = checkCount(dims.n, 'n');
+  const [mk, kn, mn] = [checkedProduct(m, k, 'm·k'), checkedProduct(k, n, 'k·n'), checkedProduct(m, n, 'm·n')];
+  const opts = readObject(options, ['backend', 'kernel', 'precision', 'out', 'device']);
+  checkChoice(opts.backend, 'backend', BACKENDS);
+  checkKernelAndPrecision(opts.kernel, opts.precision);
   checkDevice(opts.device);
-  const out = (opts as MatmulOptions).out;
-  if (out !== undefined) {
-    checkFloat32Array(out, 'out');
-    checkLength(out, 'out', outLength, 'm·n');
+
+  checkFloat32Array(a, 'a');
+  checkFloat32Array(b, 'b');
+  checkLength(a, 'a', mk, 'm·k');
+  checkLength(b, 'b', kn, 'k·n');
+  let out: Float32Array;
+  if (opts.out === undefined) {
+    // Made here, in the caller's JavaScript realm, so that `instanceof Float32Array` holds for the result.
+    out = newResult(mn, 'shape: m·n');
+  } else {
+    checkFloat32Array(opts.out, 'out');
+    out = opts.out;
+    checkLength(out, 'out', mn, 'm·n');
     if (sharesMemory(out, a) || sharesMemory(out, b))
       throw new RangeError('out: must not share memory with a or b (inputs are never modified)');
   }
+  return { a, b, shape: { m, k, n }, options: { ...(opts as MatmulOptions), out } };
 }
-
-/** The largest Float32Array V8 makes (native/arguments.h, kMaxHostLength). */
-const MAX_HOST_LENGTH = 2 ** 32 - 1;
 
 /** Checks allocHost's length. */
 export function validateHostLength(length: unknown): asserts length is number {
@@ -134,83 +206,89 @@ export function validateHostLength(length: unknown): asserts length is number {
 
 /** Checks freeHost's argument is a live Float32Array (the native layer checks it came from allocHost). */
 export function validateHostArray(array: unknown): asserts array is Float32Array {
-  checkFloat32Array(array, 'array');
+  if (!types.isFloat32Array(array)) throw new TypeError(`array: expected a Float32Array, got ${describe(array)}`);
+  if (isDetached(array)) throw new TypeError('array: its ArrayBuffer is detached (transferred or freed)');
 }
 
-/** Checks Matrix.from's arguments. */
-export function validateMatrixFrom(data: unknown, rows: unknown, cols: unknown, options: MatrixOptions | undefined): void {
-  checkFloat32Array(data, 'data');
+/** Matrix.from's options, read once. */
+export interface MatrixFromOptions {
+  backend?: string;
+  device?: number;
+}
+
+/** Checks Matrix.from's arguments; returns its options as read. */
+export function readMatrixFrom(data: unknown, rows: unknown, cols: unknown, options: unknown): MatrixFromOptions {
   const r = checkCount(rows, 'rows');
   const c = checkCount(cols, 'cols');
-  checkLength(data, 'data', checkedProduct(r, c, 'rows·cols'), 'rows·cols');
-  const opts = checkOptionsObject(options, ['backend', 'device']);
-  checkChoice(opts, 'backend', BACKENDS);
+  const length = checkedProduct(r, c, 'rows·cols');
+  const opts = readObject(options, ['backend', 'device']);
+  checkChoice(opts.backend, 'backend', BACKENDS);
   checkDevice(opts.device);
+  checkFloat32Array(data, 'data');
+  checkLength(data, 'data', length, 'rows·cols');
+  return opts as MatrixFromOptions;
 }
 
-/** Checks Matrix#matmul's arguments (shapes, backends and devices are checked natively, with the data). */
-export function validateMatrixProduct(self: Matrix, other: unknown, options: MatrixProductOptions | undefined): void {
-  if (!(other instanceof (self.constructor as typeof Matrix))) throw new TypeError(`other: expected a Matrix, got ${describe(other)}`);
-  const opts = checkOptionsObject(options, ['kernel', 'precision', 'out']);
-  checkKernelAndPrecision(opts);
-  if (opts.out !== undefined && !(opts.out instanceof (self.constructor as typeof Matrix)))
-    throw new TypeError(`out: expected a Matrix, got ${describe(opts.out)}`);
+/** Matrix#matmul's options, read once (out still to be checked as a Matrix by the caller). */
+export interface MatrixProductRead {
+  kernel?: string;
+  precision?: string;
+  out?: unknown;
 }
 
-/** Checks Matrix#toArray's optional destination. */
-export function validateMatrixToArray(out: unknown, length: number): void {
-  if (out === undefined) return;
+export function readMatrixProduct(options: unknown): MatrixProductRead {
+  const opts = readObject(options, ['kernel', 'precision', 'out']);
+  checkKernelAndPrecision(opts.kernel, opts.precision);
+  return opts;
+}
+
+/** Matrix#toArray's destination: `out` checked, or a new array of `length` elements. */
+export function matrixDestination(out: unknown, length: number): Float32Array {
+  if (out === undefined) return newResult(length, 'matrix: rows·cols');
   checkFloat32Array(out, 'out');
   checkLength(out, 'out', length, 'rows·cols');
+  return out;
 }
 
-const GEMM_SHAPE_NAMES = ['a', 'b', 'c', 'm', 'k', 'n', 'transA', 'transB', 'alpha', 'beta'];
-const GEMM_BATCH_NAMES = ['batch', 'strideA', 'strideB', 'strideC'];
+const GEMM_NAMES = ['a', 'b', 'c', 'm', 'k', 'n', 'transA', 'transB', 'alpha', 'beta', 'batch', 'strideA', 'strideB', 'strideC'];
 
-function checkOptionalBoolean(args: Record<string, unknown>, name: string): void {
-  if (args[name] !== undefined && typeof args[name] !== 'boolean')
-    throw new TypeError(`${name}: expected a boolean, got ${describe(args[name])}`);
-}
-
-function checkOptionalScalar(args: Record<string, unknown>, name: string): void {
-  const value = args[name];
-  if (value === undefined) return;
-  if (typeof value !== 'number') throw new TypeError(`${name}: expected a finite number, got ${describe(value)}`);
-  if (!Number.isFinite(value)) throw new RangeError(`${name}: expected a finite number, got ${value}`);
-}
+/** gemm's arguments as read once: the fields of GemmArrays / GemmMatrices, as plain data. */
+export type GemmRead = Record<string, unknown> & { m: number; k: number; n: number };
 
 function stridedSpan(batch: number, stride: number, each: number, what: string): number {
   return batch === 0 ? 0 : checkedProduct(batch - 1, stride, what) + each;
 }
 
-function checkAtLeast(array: Float32Array, name: string, needed: number): void {
-  if (array.length < needed)
-    throw new RangeError(`${name}: length ${array.length} is too short: batch, strides and shape need ${needed}`);
-}
-
-/** Checks gemm's arguments; says whether they are Float32Arrays or Matrices. */
-export function validateGemm(args: unknown, options: GemmOptions | undefined): 'arrays' | 'matrices' {
+/**
+ * Checks gemm's arguments, reading each once. `isMatrix` tells Matrices from arrays (matrix.ts owns the class).
+ * Returns the kind and the arguments and options as read.
+ */
+export function readGemm(
+  args: unknown,
+  options: unknown,
+  isMatrix: (value: unknown) => boolean,
+): { kind: 'arrays' | 'matrices'; args: GemmRead; options: Record<string, unknown> } {
   if (typeof args !== 'object' || args === null || Array.isArray(args))
     throw new TypeError(`args: expected an object { a, b, c, m, k, n, … }, got ${describe(args)}`);
-  const raw = args as Record<string, unknown>;
-  const matrices = raw.a instanceof Matrix;
-  checkOptionsObject(raw, [...GEMM_SHAPE_NAMES, ...GEMM_BATCH_NAMES]);
+  const raw = readObject(args, GEMM_NAMES);
+  const matrices = isMatrix(raw.a);
   const m = checkCount(raw.m, 'm');
   const k = checkCount(raw.k, 'k');
   const n = checkCount(raw.n, 'n');
-  checkOptionalBoolean(raw, 'transA');
-  checkOptionalBoolean(raw, 'transB');
-  checkOptionalScalar(raw, 'alpha');
-  checkOptionalScalar(raw, 'beta');
-  const opts = checkOptionsObject(options, matrices ? ['kernel', 'precision'] : ['backend', 'kernel', 'precision', 'device']);
-  checkChoice(opts, 'backend', BACKENDS);
-  checkKernelAndPrecision(opts);
+  checkOptionalBoolean(raw.transA, 'transA');
+  checkOptionalBoolean(raw.transB, 'transB');
+  checkOptionalScalar(raw.alpha, 'alpha');
+  checkOptionalScalar(raw.beta, 'beta');
+  const opts = readObject(options, matrices ? ['kernel', 'precision'] : ['backend', 'kernel', 'precision', 'device']);
+  checkChoice(opts.backend, 'backend', BACKENDS);
+  checkKernelAndPrecision(opts.kernel, opts.precision);
   checkDevice(opts.device);
   const batch = raw.batch === undefined ? 1 : checkCount(raw.batch, 'batch');
   const stride = (name: string, fallback: number) => (raw[name] === undefined ? fallback : checkCount(raw[name], name));
+  const read = { ...raw, m, k, n } as GemmRead;
   if (matrices) {
     for (const name of ['b', 'c'])
-      if (!(raw[name] instanceof Matrix)) throw new TypeError(`${name}: expected a Matrix like a, got ${describe(raw[name])}`);
+      if (!isMatrix(raw[name])) throw new TypeError(`${name}: expected a Matrix like a, got ${describe(raw[name])}`);
     // Strides count rows: the batch's operands are stacked row blocks of the Matrices.
     const [rowsA, rowsB] = [raw.transA ? k : m, raw.transB ? n : k];
     const strideC = stride('strideC', m);
@@ -218,20 +296,25 @@ export function validateGemm(args: unknown, options: GemmOptions | undefined): '
     stridedSpan(batch, stride('strideA', rowsA), rowsA, 'batch·strideA');
     stridedSpan(batch, stride('strideB', rowsB), rowsB, 'batch·strideB');
     stridedSpan(batch, strideC, m, 'batch·strideC');
-    return 'matrices';
+    return { kind: 'matrices', args: read, options: opts };
   }
-  const { a, b, c } = args as GemmArrays;
-  checkFloat32Array(a, 'a');
-  checkFloat32Array(b, 'b');
-  checkFloat32Array(c, 'c');
   const [mk, kn, mn] = [checkedProduct(m, k, 'm·k'), checkedProduct(k, n, 'k·n'), checkedProduct(m, n, 'm·n')];
   const [strideA, strideB, strideC] = [stride('strideA', mk), stride('strideB', kn), stride('strideC', mn)];
   if (batch > 1 && strideC < mn)
     throw new RangeError(`strideC: ${strideC} would make the batch's results overlap (m·n = ${mn})`);
-  checkAtLeast(a, 'a', stridedSpan(batch, strideA, mk, 'batch·strideA'));
-  checkAtLeast(b, 'b', stridedSpan(batch, strideB, kn, 'batch·strideB'));
-  checkAtLeast(c, 'c', stridedSpan(batch, strideC, mn, 'batch·strideC'));
+  const [spanA, spanB, spanC] = [
+    stridedSpan(batch, strideA, mk, 'batch·strideA'),
+    stridedSpan(batch, strideB, kn, 'batch·strideB'),
+    stridedSpan(batch, strideC, mn, 'batch·strideC'),
+  ];
+  const { a, b, c } = raw;
+  checkFloat32Array(a, 'a');
+  checkFloat32Array(b, 'b');
+  checkFloat32Array(c, 'c');
+  checkAtLeast(a, 'a', spanA);
+  checkAtLeast(b, 'b', spanB);
+  checkAtLeast(c, 'c', spanC);
   if (sharesMemory(c, a) || sharesMemory(c, b))
     throw new RangeError('c: must not share memory with a or b (they are read while it is written)');
-  return 'arrays';
+  return { kind: 'arrays', args: read, options: opts };
 }

@@ -1,9 +1,11 @@
 // The native binding: what lib/native.ts loads. Each export validates its arguments (arguments.cpp), then
-// runs the plan (plan.cpp) on the calling thread (matmulSync) or on the thread pool (matmul); allocHost and
-// freeHost are in host_arrays.cpp.
+// runs the plan (plan.cpp) on the calling thread (matmulSync) or on the thread pool (matmul, async_task.h);
+// allocHost and freeHost are in host_arrays.cpp; shutdown drops queued work when the process exits.
 #include <napi.h>
 
 #include "arguments.h"
+#include "async_task.h"
+#include "environment.h"
 #include "cuda_backend.h"
 #include "host_arrays.h"
 #include "matrix_binding.h"
@@ -18,7 +20,7 @@ Napi::Value MatmulSync(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     MatmulCall call = parseMatmulCall(info);
     runMatmul(call.request);
-    return call.out;
+    return call.out.array();
   });
 }
 
@@ -65,6 +67,12 @@ Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
   return result;
 }
 
+// The process (or this worker) is exiting: products queued here and not yet started are dropped.
+Napi::Value Shutdown(const Napi::CallbackInfo& info) {
+  stopTasks(info.Env());
+  return info.Env().Undefined();
+}
+
 Napi::Value TrimIdle(const Napi::CallbackInfo& info) {
   const double idleSeconds = info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 0.0;
   cudaTrimIdle(idleSeconds >= 0 ? idleSeconds : 0.0);
@@ -75,6 +83,7 @@ Napi::Value TrimIdle(const Napi::CallbackInfo& info) {
 }  // namespace cuda_matmul
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  env.SetInstanceData(new cuda_matmul::AddonEnvironment{{}, cuda_matmul::newTaskQueue()});  // deleted with env
   exports.Set("matmulSync", Napi::Function::New(env, cuda_matmul::MatmulSync, "matmulSync"));
   exports.Set("matmul", Napi::Function::New(env, cuda_matmul::MatmulAsync, "matmul"));
   exports.Set("cudaInfo", Napi::Function::New(env, cuda_matmul::CudaInfo, "cudaInfo"));
@@ -82,6 +91,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("allocHost", Napi::Function::New(env, cuda_matmul::AllocHost, "allocHost"));
   exports.Set("freeHost", Napi::Function::New(env, cuda_matmul::FreeHost, "freeHost"));
   exports.Set("trimIdle", Napi::Function::New(env, cuda_matmul::TrimIdle, "trimIdle"));
+  exports.Set("shutdown", Napi::Function::New(env, cuda_matmul::Shutdown, "shutdown"));
   cuda_matmul::initMatrixBinding(env, exports);
   return exports;
 }

@@ -13,40 +13,15 @@ constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: the largest
 
 [[noreturn]] void fail(ErrorKind kind, const std::string& message) { throw MatmulError(kind, message); }
 
-std::string describe(const Napi::Value& value) {
-  if (value.IsNull()) return "null";
-  if (value.IsUndefined()) return "undefined";
-  if (value.IsString()) return "a string";
-  if (value.IsNumber()) return "a number";
-  if (value.IsBoolean()) return "a boolean";
-  if (value.IsArray()) return "an Array";
-  if (value.IsDataView()) return "a DataView";
-  if (value.IsTypedArray()) {
-    static const char* const names[] = {"Int8Array",   "Uint8Array",   "Uint8ClampedArray", "Int16Array",
-                                        "Uint16Array", "Int32Array",   "Uint32Array",       "Float32Array",
-                                        "Float64Array", "BigInt64Array", "BigUint64Array"};
-    const auto type = static_cast<size_t>(value.As<Napi::TypedArray>().TypedArrayType());
-    return std::string("a ") + (type < sizeof names / sizeof *names ? names[type] : "typed array");
-  }
-  if (value.IsFunction()) return "a function";
-  return "an object";
-}
-
-Napi::Float32Array requireFloat32Array(const Napi::Value& value, const char* name) {
-  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
-    fail(ErrorKind::Type, std::string(name) + ": expected a Float32Array, got " + describe(value));
-  auto array = value.As<Napi::Float32Array>();
-  if (array.ArrayBuffer().IsDetached())
-    fail(ErrorKind::Type, std::string(name) + ": its ArrayBuffer is detached (transferred or freed)");
-  return array;
-}
+// A number's text as JavaScript writes it (1e+39, 4.5, NaN): primitives only, so no user code runs.
+std::string numberText(const Napi::Value& value) { return value.ToString().Utf8Value(); }
 
 int64_t requireCount(const Napi::Value& value, const char* name) {
   if (!value.IsNumber())
-    fail(ErrorKind::Type, std::string(name) + ": expected a non-negative integer, got " + describe(value));
+    fail(ErrorKind::Type, std::string(name) + ": expected a non-negative integer, got " + describeValue(value));
   const double d = value.As<Napi::Number>().DoubleValue();
   if (!std::isfinite(d) || d < 0 || d != std::floor(d) || d > kMaxSafeInteger)
-    fail(ErrorKind::Range, std::string(name) + ": expected a non-negative integer, got " + value.ToString().Utf8Value());
+    fail(ErrorKind::Range, std::string(name) + ": expected a non-negative integer, got " + numberText(value));
   return static_cast<int64_t>(d);
 }
 
@@ -58,23 +33,29 @@ int64_t checkedProduct(int64_t x, int64_t y, const char* what) {
   return x * y;
 }
 
-void requireLength(const Napi::Float32Array& array, const char* name, int64_t expected, const char* formula) {
-  if (static_cast<int64_t>(array.ElementLength()) != expected)
-    fail(ErrorKind::Range, std::string(name) + ": length " + std::to_string(array.ElementLength()) +
-                               " does not match " + formula + " = " + std::to_string(expected));
+// A result this addon must allocate as a Float32Array: at most kMaxHostLength elements.
+void requireAllocatable(int64_t length, const char* what) {
+  if (length > kMaxHostLength)
+    fail(ErrorKind::Range, std::string("shape: ") + what + " = " + std::to_string(length) +
+                               " is more than a Float32Array can hold (" + std::to_string(kMaxHostLength) + ")");
 }
 
-bool overlaps(const Napi::Float32Array& x, const Napi::Float32Array& y) {
-  const auto* xBegin = reinterpret_cast<const char*>(x.Data());
-  const auto* yBegin = reinterpret_cast<const char*>(y.Data());
-  return xBegin < yBegin + y.ByteLength() && yBegin < xBegin + x.ByteLength() && x.ByteLength() > 0 &&
-         y.ByteLength() > 0;
+void requireLength(const HeldArray& array, const char* name, int64_t expected, const char* formula) {
+  if (array.length() != expected)
+    fail(ErrorKind::Range, std::string(name) + ": length " + std::to_string(array.length()) + " does not match " +
+                               formula + " = " + std::to_string(expected));
+}
+
+bool overlaps(const HeldArray& x, const HeldArray& y) {
+  const auto* xBegin = reinterpret_cast<const char*>(x.data());
+  const auto* yBegin = reinterpret_cast<const char*>(y.data());
+  return xBegin < yBegin + y.bytes() && yBegin < xBegin + x.bytes() && x.bytes() > 0 && y.bytes() > 0;
 }
 
 std::string optionalString(const Napi::Object& options, const char* name) {
   const Napi::Value value = options.Get(name);
   if (value.IsUndefined()) return "";
-  if (!value.IsString()) fail(ErrorKind::Type, std::string(name) + ": expected a string, got " + describe(value));
+  if (!value.IsString()) fail(ErrorKind::Type, std::string(name) + ": expected a string, got " + describeValue(value));
   return value.As<Napi::String>().Utf8Value();
 }
 
@@ -107,17 +88,18 @@ Precision parsePrecision(const std::string& text, Kernel kernel) {
 int parseDevice(const Napi::Object& options) {
   const Napi::Value value = options.Get("device");
   if (value.IsUndefined()) return 0;
-  if (!value.IsNumber()) fail(ErrorKind::Type, "device: expected a non-negative integer, got " + describe(value));
+  if (!value.IsNumber()) fail(ErrorKind::Type, "device: expected a non-negative integer, got " + describeValue(value));
   const double d = value.As<Napi::Number>().DoubleValue();
   if (!std::isfinite(d) || d < 0 || d != std::floor(d) || d > INT32_MAX)
-    fail(ErrorKind::Range, "device: expected a non-negative integer, got " + value.ToString().Utf8Value());
+    fail(ErrorKind::Range, "device: expected a non-negative integer, got " + numberText(value));
   return static_cast<int>(d);
 }
 
 void rejectUnknownOptions(const Napi::Object& options, std::initializer_list<const char*> known) {
   const Napi::Array names = options.GetPropertyNames();
   for (uint32_t i = 0; i < names.Length(); ++i) {
-    const std::string name = names.Get(i).ToString().Utf8Value();
+    const Napi::Value key = names.Get(i);
+    const std::string name = key.IsString() ? key.As<Napi::String>().Utf8Value() : describeValue(key);
     bool found = false;
     for (const char* k : known) found = found || name == k;
     if (!found) fail(ErrorKind::Type, "options: unknown option '" + name + "'");
@@ -127,24 +109,30 @@ void rejectUnknownOptions(const Napi::Object& options, std::initializer_list<con
 Napi::Object optionsObject(const Napi::Value& value) {
   if (value.IsUndefined()) return Napi::Object::New(value.Env());
   if (!value.IsObject() || value.IsArray() || value.IsFunction())
-    fail(ErrorKind::Type, "options: expected an object, got " + describe(value));
+    fail(ErrorKind::Type, "options: expected an object, got " + describeValue(value));
   return value.As<Napi::Object>();
 }
 
 bool optionalBoolean(const Napi::Object& args, const char* name) {
   const Napi::Value value = args.Get(name);
   if (value.IsUndefined()) return false;
-  if (!value.IsBoolean()) fail(ErrorKind::Type, std::string(name) + ": expected a boolean, got " + describe(value));
+  if (!value.IsBoolean()) fail(ErrorKind::Type, std::string(name) + ": expected a boolean, got " + describeValue(value));
   return value.As<Napi::Boolean>().Value();
 }
 
+// A scalar the kernels take as a float: finite, and within float's range (neither overflowing to ±Infinity
+// nor a non-zero value underflowing to 0), so it is never silently changed into something else.
 float optionalScalar(const Napi::Object& args, const char* name, float fallback) {
   const Napi::Value value = args.Get(name);
   if (value.IsUndefined()) return fallback;
-  if (!value.IsNumber()) fail(ErrorKind::Type, std::string(name) + ": expected a finite number, got " + describe(value));
+  if (!value.IsNumber()) fail(ErrorKind::Type, std::string(name) + ": expected a finite number, got " + describeValue(value));
   const double d = value.As<Napi::Number>().DoubleValue();
-  if (!std::isfinite(d)) fail(ErrorKind::Range, std::string(name) + ": expected a finite number, got " + value.ToString().Utf8Value());
-  return static_cast<float>(d);
+  if (!std::isfinite(d)) fail(ErrorKind::Range, std::string(name) + ": expected a finite number, got " + numberText(value));
+  const float f = static_cast<float>(d);
+  if (std::isinf(f) || (d != 0 && f == 0))
+    fail(ErrorKind::Range, std::string(name) + ": " + numberText(value) +
+                               " is outside float32's range (magnitudes from 1.4e-45 to 3.4e38, or 0)");
+  return f;
 }
 
 int64_t optionalCount(const Napi::Object& args, const char* name, int64_t fallback) {
@@ -160,83 +148,107 @@ int64_t stridedSpan(int64_t batch, int64_t stride, int64_t each, const char* wha
   return steps + each;
 }
 
-void requireAtLeast(const Napi::Float32Array& array, const char* name, int64_t needed) {
-  if (static_cast<int64_t>(array.ElementLength()) < needed)
-    fail(ErrorKind::Range, std::string(name) + ": length " + std::to_string(array.ElementLength()) +
+void requireAtLeast(const HeldArray& array, const char* name, int64_t needed) {
+  if (array.length() < needed)
+    fail(ErrorKind::Range, std::string(name) + ": length " + std::to_string(array.length()) +
                                " is too short: batch, strides and shape need " + std::to_string(needed));
 }
 
-// Points the request at the call's three arrays, takes the allocHost holds on them (so freeHost cannot free
-// them under the call), and records which are page-locked. For MatmulRequest and GemmRequest alike.
+// Points the request at the call's three arrays and records which are page-locked (allocHost memory the GPU
+// may copy straight from or into). For MatmulRequest and GemmRequest alike.
 template <class Request>
-void holdArrays(Request& r, HostUse (&uses)[3], Napi::Float32Array a, Napi::Float32Array b, Napi::Float32Array c) {
-  r.a = a.Data();
-  r.b = b.Data();
-  r.c = c.Data();
-  uses[0] = HostUse(r.a, a.ByteLength());
-  uses[1] = HostUse(r.b, b.ByteLength());
-  uses[2] = HostUse(r.c, c.ByteLength());
-  r.pinnedA = uses[0].pinned();
-  r.pinnedB = uses[1].pinned();
-  r.pinnedC = uses[2].pinned();
+void pointAt(Request& r, const HeldArray& a, const HeldArray& b, const HeldArray& c) {
+  r.a = a.data();
+  r.b = b.data();
+  r.c = c.data();
+  r.pinnedA = a.pinned();
+  r.pinnedB = b.pinned();
+  r.pinnedC = c.pinned();
 }
 
 }  // namespace
 
+std::string describeValue(const Napi::Value& value) {
+  if (value.IsNull()) return "null";
+  if (value.IsUndefined()) return "undefined";
+  if (value.IsString()) return "a string";
+  if (value.IsNumber()) return "a number";
+  if (value.IsBoolean()) return "a boolean";
+  if (value.IsArray()) return "an Array";
+  if (value.IsDataView()) return "a DataView";
+  if (value.IsTypedArray()) {
+    static const char* const names[] = {"Int8Array",   "Uint8Array",   "Uint8ClampedArray", "Int16Array",
+                                        "Uint16Array", "Int32Array",   "Uint32Array",       "Float32Array",
+                                        "Float64Array", "BigInt64Array", "BigUint64Array"};
+    const auto type = static_cast<size_t>(value.As<Napi::TypedArray>().TypedArrayType());
+    return std::string("a ") + (type < sizeof names / sizeof *names ? names[type] : "typed array");
+  }
+  if (value.IsFunction()) return "a function";
+  return "an object";
+}
+
 MatmulCall parseMatmulCall(const Napi::CallbackInfo& info) {
   MatmulCall call;
-  call.a = requireFloat32Array(info[0], "a");
-  call.b = requireFloat32Array(info[1], "b");
-  if (!info[2].IsObject() || info[2].IsArray())
-    fail(ErrorKind::Type, "shape: expected an object { m, k, n }, got " + describe(info[2]));
-  const auto shape = info[2].As<Napi::Object>();
   MatmulRequest& r = call.request;
+  // Scalars first, each read once.
+  if (!info[2].IsObject() || info[2].IsArray())
+    fail(ErrorKind::Type, "shape: expected an object { m, k, n }, got " + describeValue(info[2]));
+  const auto shape = info[2].As<Napi::Object>();
   r.m = requireDimension(shape, "m");
   r.k = requireDimension(shape, "k");
   r.n = requireDimension(shape, "n");
-  requireLength(call.a, "a", checkedProduct(r.m, r.k, "m·k"), "m·k");
-  requireLength(call.b, "b", checkedProduct(r.k, r.n, "k·n"), "k·n");
+  const int64_t aLength = checkedProduct(r.m, r.k, "m·k");
+  const int64_t bLength = checkedProduct(r.k, r.n, "k·n");
   const int64_t outLength = checkedProduct(r.m, r.n, "m·n");
-
   const Napi::Object options = optionsObject(info[3]);
   rejectUnknownOptions(options, {"backend", "kernel", "precision", "out", "device"});
   r.backend = parseBackend(optionalString(options, "backend"));
   r.kernel = parseKernel(optionalString(options, "kernel"));
   r.precision = parsePrecision(optionalString(options, "precision"), r.kernel);
   r.device = parseDevice(options);
-
   const Napi::Value out = options.Get("out");
+  if (out.IsUndefined()) requireAllocatable(outLength, "m·n");
+
+  // Then the arrays; no JavaScript runs from here on.
+  call.a = HeldArray::take(info[0], "a");
+  call.b = HeldArray::take(info[1], "b");
+  requireLength(call.a, "a", aLength, "m·k");
+  requireLength(call.b, "b", bLength, "k·n");
   if (out.IsUndefined()) {
-    call.out = Napi::Float32Array::New(info.Env(), static_cast<size_t>(outLength));
+    call.out = HeldArray::take(Napi::Float32Array::New(info.Env(), static_cast<size_t>(outLength)), "out");
   } else {
-    call.out = requireFloat32Array(out, "out");
+    call.out = HeldArray::take(out, "out");
     requireLength(call.out, "out", outLength, "m·n");
     if (overlaps(call.out, call.a) || overlaps(call.out, call.b))
       fail(ErrorKind::Range, "out: must not share memory with a or b (inputs are never modified)");
   }
-  holdArrays(r, call.uses, call.a, call.b, call.out);
+  pointAt(r, call.a, call.b, call.out);
   return call;
 }
 
 MatrixSource parseMatrixSource(const Napi::CallbackInfo& info) {
-  Napi::Float32Array array = requireFloat32Array(info[0], "data");
   const int64_t rows = requireCount(info[1], "rows");
   const int64_t cols = requireCount(info[2], "cols");
-  requireLength(array, "data", checkedProduct(rows, cols, "rows·cols"), "rows·cols");
+  const int64_t length = checkedProduct(rows, cols, "rows·cols");
   const Napi::Object options = optionsObject(info[3]);
   rejectUnknownOptions(options, {"backend", "device"});
-  return {array, array.Data(), rows, cols, parseBackend(optionalString(options, "backend")), parseDevice(options)};
+  const Backend backend = parseBackend(optionalString(options, "backend"));
+  const int device = parseDevice(options);
+  HeldArray data = HeldArray::take(info[0], "data");
+  requireLength(data, "data", length, "rows·cols");
+  return {std::move(data), rows, cols, backend, device};
 }
 
 MatrixProductOptions parseMatrixProductOptions(const Napi::Value& value) {
   const Napi::Object options = optionsObject(value);
   rejectUnknownOptions(options, {"kernel", "precision", "out"});
   const Kernel kernel = parseKernel(optionalString(options, "kernel"));
-  return {kernel, parsePrecision(optionalString(options, "precision"), kernel), options.Get("out")};
+  const Precision precision = parsePrecision(optionalString(options, "precision"), kernel);
+  return {kernel, precision, options.Get("out")};
 }
 
-Napi::Float32Array parseMatrixDestination(const Napi::Value& value, int64_t length) {
-  Napi::Float32Array out = requireFloat32Array(value, "out");
+HeldArray parseMatrixDestination(const Napi::Value& value, int64_t length) {
+  HeldArray out = HeldArray::take(value, "out");
   requireLength(out, "out", length, "rows·cols");
   return out;
 }
@@ -271,15 +283,14 @@ RowBatch parseRowBatch(const Napi::Object& args, const GemmShape& shape) {
 
 GemmCall parseGemmCall(const Napi::CallbackInfo& info) {
   if (!info[0].IsObject() || info[0].IsArray())
-    fail(ErrorKind::Type, "args: expected an object { a, b, c, m, k, n, … }, got " + describe(info[0]));
+    fail(ErrorKind::Type, "args: expected an object { a, b, c, m, k, n, … }, got " + describeValue(info[0]));
   const auto args = info[0].As<Napi::Object>();
   rejectUnknownOptions(args, {"a", "b", "c", "m", "k", "n", "transA", "transB", "alpha", "beta", "batch", "strideA",
                               "strideB", "strideC"});
   GemmCall call;
-  call.a = requireFloat32Array(args.Get("a"), "a");
-  call.b = requireFloat32Array(args.Get("b"), "b");
-  call.c = requireFloat32Array(args.Get("c"), "c");
   GemmRequest& r = call.request;
+  // Scalars first, each read once; the array values are read here too, and taken only after the options.
+  const Napi::Value a = args.Get("a"), b = args.Get("b"), c = args.Get("c");
   r.shape = parseGemmShape(args);
   const int64_t mk = checkedProduct(r.shape.m, r.shape.k, "m·k"), kn = checkedProduct(r.shape.k, r.shape.n, "k·n");
   const int64_t mn = checkedProduct(r.shape.m, r.shape.n, "m·n");
@@ -290,12 +301,9 @@ GemmCall parseGemmCall(const Napi::CallbackInfo& info) {
   if (r.batch > 1 && r.strideC < mn)
     fail(ErrorKind::Range, "strideC: " + std::to_string(r.strideC) + " would make the batch's results overlap (m·n = " +
                                std::to_string(mn) + ")");
-  requireAtLeast(call.a, "a", stridedSpan(r.batch, r.strideA, mk, "batch·strideA"));
-  requireAtLeast(call.b, "b", stridedSpan(r.batch, r.strideB, kn, "batch·strideB"));
-  requireAtLeast(call.c, "c", stridedSpan(r.batch, r.strideC, mn, "batch·strideC"));
-  if (overlaps(call.c, call.a) || overlaps(call.c, call.b))
-    fail(ErrorKind::Range, "c: must not share memory with a or b (they are read while it is written)");
-
+  const int64_t spanA = stridedSpan(r.batch, r.strideA, mk, "batch·strideA");
+  const int64_t spanB = stridedSpan(r.batch, r.strideB, kn, "batch·strideB");
+  const int64_t spanC = stridedSpan(r.batch, r.strideC, mn, "batch·strideC");
   const Napi::Object options = optionsObject(info[1]);
   rejectUnknownOptions(options, {"backend", "kernel", "precision", "device"});
   r.backend = parseBackend(optionalString(options, "backend"));
@@ -303,7 +311,15 @@ GemmCall parseGemmCall(const Napi::CallbackInfo& info) {
   r.precision = parsePrecision(optionalString(options, "precision"), r.kernel);
   r.device = parseDevice(options);
 
-  holdArrays(r, call.uses, call.a, call.b, call.c);
+  call.a = HeldArray::take(a, "a");
+  call.b = HeldArray::take(b, "b");
+  call.c = HeldArray::take(c, "c");
+  requireAtLeast(call.a, "a", spanA);
+  requireAtLeast(call.b, "b", spanB);
+  requireAtLeast(call.c, "c", spanC);
+  if (overlaps(call.c, call.a) || overlaps(call.c, call.b))
+    fail(ErrorKind::Range, "c: must not share memory with a or b (they are read while it is written)");
+  pointAt(r, call.a, call.b, call.c);
   return call;
 }
 
@@ -315,6 +331,12 @@ int64_t parseHostLength(const Napi::Value& value) {
   return length;
 }
 
-Napi::Float32Array parseHostArray(const Napi::Value& value) { return requireFloat32Array(value, "array"); }
+Napi::Float32Array parseHostArray(const Napi::Value& value) {
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
+    fail(ErrorKind::Type, "array: expected a Float32Array, got " + describeValue(value));
+  auto array = value.As<Napi::Float32Array>();
+  if (array.ArrayBuffer().IsDetached()) fail(ErrorKind::Type, "array: its ArrayBuffer is detached (transferred or freed)");
+  return array;
+}
 
 }  // namespace cuda_matmul

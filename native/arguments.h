@@ -1,18 +1,27 @@
-// Validation of matmul's JavaScript arguments in the native layer. lib/validate.ts checks the same things
-// first with the same messages; this layer checks again so the addon is safe when called directly.
+// Validation of the JavaScript arguments in the native layer. lib/validate.ts checks the same things first
+// with the same messages; this layer checks again so the addon is safe when called directly. Every parser
+// reads all scalar arguments (each once) before it takes any array (held_array.h): a getter can run user code,
+// and none may run between taking an array's address and using it.
 #pragma once
 
 #include <napi.h>
 
-#include "host_memory.h"
+#include <string>
+
+#include "held_array.h"
 #include "request.h"
 
 namespace cuda_matmul {
 
+// The largest Float32Array this addon makes (a result, allocHost): V8's limit on every supported Node version.
+constexpr int64_t kMaxHostLength = (int64_t{1} << 32) - 1;
+
+// "a Float64Array", "null", "an object": for messages.
+std::string describeValue(const Napi::Value& value);
+
 struct MatmulCall {
-  MatmulRequest request;        // pointers into the arrays below
-  Napi::Float32Array a, b, out;  // keep these alive while the request runs
-  HostUse uses[3];               // and keep allocHost memory under them from being freed (freeHost)
+  MatmulRequest request;  // pointers into the arrays below
+  HeldArray a, b, out;    // held while the request runs
 };
 
 // native.matmul(a, b, shape, options): throws a JS TypeError/RangeError naming the bad argument.
@@ -23,8 +32,7 @@ MatmulCall parseMatmulCall(const Napi::CallbackInfo& info);
 //             { backend, kernel, precision, device }) on Float32Arrays.
 struct GemmCall {
   GemmRequest request;
-  Napi::Float32Array a, b, c;
-  HostUse uses[3];
+  HeldArray a, b, c;
 };
 GemmCall parseGemmCall(const Napi::CallbackInfo& info);
 
@@ -35,8 +43,7 @@ RowBatch parseRowBatch(const Napi::Object& args, const GemmShape& shape);
 
 // native.matrixFrom(data, rows, cols, { backend, device }): data.length must be rows·cols.
 struct MatrixSource {
-  Napi::Float32Array array;
-  const float* data;
+  HeldArray data;
   int64_t rows, cols;
   Backend backend;
   int device;
@@ -52,10 +59,9 @@ struct MatrixProductOptions {
 MatrixProductOptions parseMatrixProductOptions(const Napi::Value& options);
 
 // native.matrixToArray(matrix, out): out must be a Float32Array of `length` elements.
-Napi::Float32Array parseMatrixDestination(const Napi::Value& value, int64_t length);
+HeldArray parseMatrixDestination(const Napi::Value& value, int64_t length);
 
 // native.allocHost(length): a length of at most kMaxHostLength floats, else TypeError/RangeError ("length: …").
-constexpr int64_t kMaxHostLength = (int64_t{1} << 32) - 1;  // V8's largest typed array
 int64_t parseHostLength(const Napi::Value& value);
 
 // native.freeHost(array): a Float32Array, not detached ("array: …"); host_arrays.cpp checks it is allocHost's.

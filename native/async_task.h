@@ -1,16 +1,30 @@
-// Work off the JavaScript thread, for every asynchronous export: `work` runs on libuv's thread pool (a
-// Node-API AsyncWorker), then `settle` makes the resolved value on the JavaScript thread. An exception
-// from `work` rejects the Promise with the matching JavaScript error (js_errors.h). Both functions are
-// destroyed on the JavaScript thread, so they may own Napi::References to keep arguments alive.
+// Work off the JavaScript thread, for every asynchronous export: `work` runs on libuv's thread pool, then
+// `settle` makes the resolved value on the JavaScript thread. An exception from `work` or `settle` rejects the
+// Promise with the matching JavaScript error (js_errors.h). Both functions are destroyed on the JavaScript
+// thread, so they may own Napi::References and held arrays.
+//
+// Teardown. An environment's tasks go through its own queue, which hands the thread pool no more of them than
+// it has threads, so that when the environment ends (a Worker terminated, process.exit) the products not yet
+// started are dropped rather than run: a running one finishes, the rest never start. A task completing while
+// its environment is torn down cannot settle its Promise (no JavaScript may run); that is how the queue learns
+// of the teardown, and nothing is thrown out of the completion callback.
 #pragma once
 
 #include <napi.h>
 
 #include <functional>
+#include <memory>
 
 namespace cuda_matmul {
 
+class TaskQueue;
+std::shared_ptr<TaskQueue> newTaskQueue();
+
 Napi::Promise queueTask(Napi::Env env, const char* name, std::function<void()> work,
                         std::function<Napi::Value(Napi::Env)> settle);
+
+// This environment is ending (its process 'exit' event): tasks not yet started are dropped, their Promises left
+// pending; the running ones finish.
+void stopTasks(Napi::Env env);
 
 }  // namespace cuda_matmul

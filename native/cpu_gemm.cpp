@@ -140,14 +140,15 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
   int teamSize = 1;
   std::optional<std::barrier<>> sync;
   std::vector<std::thread> helpers;
+  helpers.reserve(static_cast<size_t>(wanted));  // a std::bad_alloc here comes before any thread exists
   try {
     for (int t = 1; t < wanted; ++t)
       helpers.emplace_back([&, t] {
         teamKnown.wait();
         runThread(problem, kernel, t, teamSize, packedB.get(), packedA[t].get(), *sync);
       });
-  } catch (const std::system_error&) {
-    // fewer threads than wanted; carry on with those that started
+  } catch (...) {
+    // The system refused a thread (std::system_error): carry on with those that started, which are joined below.
   }
   teamSize = static_cast<int>(helpers.size()) + 1;
   sync.emplace(teamSize);

@@ -22,7 +22,6 @@ std::shared_ptr<InlineProduct> cudaStartInline(const KernelPlan&, const MatmulRe
 bool cudaInlineDone(const InlineProduct&) { unavailable(); }
 void cudaInlineWait(const InlineProduct&) { unavailable(); }
 void cudaInlineFinish(const InlineProduct&, float*) { unavailable(); }
-int64_t cudaInlineOutputLength(const InlineProduct&) { unavailable(); }
 std::shared_ptr<DeviceResident> cudaResidentRows(const std::shared_ptr<DeviceResident>&, int64_t, int64_t) { unavailable(); }
 void cudaDownloadResident(const DeviceResident&, float*, bool) { unavailable(); }
 void cudaMultiplyResident(const KernelPlan&, const DeviceResident&, const DeviceResident&, DeviceResident&) { unavailable(); }

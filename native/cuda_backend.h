@@ -69,7 +69,6 @@ std::shared_ptr<InlineProduct> cudaStartInline(const KernelPlan& plan, const Mat
 bool cudaInlineDone(const InlineProduct& product);
 void cudaInlineWait(const InlineProduct& product);
 void cudaInlineFinish(const InlineProduct& product, float* c);
-int64_t cudaInlineOutputLength(const InlineProduct& product);  // m·n
 
 // C = A·B for the request's host arrays on its device, as the plan decided (kernel, tile, precision,
 // panels), through the host wrapper Mul. Throws MatmulError on any CUDA failure.

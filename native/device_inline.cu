@@ -52,7 +52,6 @@ bool cudaInlineDone(const InlineProduct& product) {
 
 void cudaInlineWait(const InlineProduct& product) { checkCuda(cudaStreamSynchronize(product.stream.get()), "matmul"); }
 
-int64_t cudaInlineOutputLength(const InlineProduct& product) { return product.layout.m * product.layout.n; }
 
 void cudaInlineFinish(const InlineProduct& product, float* c) { product.layout.copyOut(product.base(), c); }
 

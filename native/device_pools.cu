@@ -24,19 +24,26 @@ constexpr size_t kMaxCachedStagingBuffers = 16;
 
 size_t roundUp(size_t bytes) { return std::max<size_t>(1, (bytes + kGranule - 1) / kGranule) * kGranule; }
 
+// A block of device memory and its size: a cached block may be larger than the request it serves, and it is
+// counted, released and cached again at its own size.
+struct Block {
+  void* data;
+  size_t bytes;
+};
+
 class DeviceMemoryPool {
  public:
-  void* acquire(int device, size_t bytes) {
+  Block acquire(int device, size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       lastUse_ = Clock::now();
       auto fit = free_.lower_bound(bytes);
       if (fit != free_.end() && fit->first <= 2 * bytes) {
-        void* data = fit->second;
-        cached_ -= fit->first;
-        inUse_ += fit->first;
+        const Block block{fit->second, fit->first};
+        cached_ -= block.bytes;
+        inUse_ += block.bytes;
         free_.erase(fit);
-        return data;
+        return block;
       }
     }
     void* data = nullptr;
@@ -49,19 +56,19 @@ class DeviceMemoryPool {
     checkCuda(status, "cudaMalloc");
     std::lock_guard<std::mutex> lock(mutex_);
     inUse_ += bytes;
-    return data;
+    return {data, bytes};
   }
 
-  void release(void* data, size_t bytes) {
+  void release(const Block& block) {
     std::lock_guard<std::mutex> lock(mutex_);
     lastUse_ = Clock::now();
-    inUse_ -= bytes;
-    if (cached_ + bytes <= kMaxCachedDeviceBytes) {
-      free_.emplace(bytes, data);
-      cached_ += bytes;
+    inUse_ -= block.bytes;
+    if (cached_ + block.bytes <= kMaxCachedDeviceBytes) {
+      free_.emplace(block.bytes, block.data);
+      cached_ += block.bytes;
       return;
     }
-    cudaFree(data);
+    cudaFree(block.data);
   }
 
   // Frees every cached block if the pool has been idle since `idleSince` and nothing is in use.
@@ -198,9 +205,12 @@ std::vector<int> knownDevices() {
 
 }  // namespace
 
-DeviceAllocation::DeviceAllocation(int device, size_t bytes)
-    : device_(device), bytes_(roundUp(bytes)), data_(poolsOf(device).memory.acquire(device, bytes_)) {}
-DeviceAllocation::~DeviceAllocation() { poolsOf(device_).memory.release(data_, bytes_); }
+DeviceAllocation::DeviceAllocation(int device, size_t bytes) : device_(device) {
+  const Block block = poolsOf(device).memory.acquire(device, roundUp(bytes));
+  data_ = block.data;
+  bytes_ = block.bytes;
+}
+DeviceAllocation::~DeviceAllocation() { poolsOf(device_).memory.release({data_, bytes_}); }
 
 bool cudaDeviceStarted(int device) { return poolsOf(device).streams.started(); }
 

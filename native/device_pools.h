@@ -23,7 +23,7 @@ class DeviceAllocation {
 
  private:
   int device_;
-  size_t bytes_;
+  size_t bytes_;  // the block's own size, which may be larger than asked for (a cached block)
   void* data_;
 };
 

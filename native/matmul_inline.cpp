@@ -9,6 +9,7 @@
 #include "cuda_backend.h"
 #include "errors.h"
 #include "js_errors.h"
+#include "matmul_worker.h"
 #include "plan.h"
 
 namespace cuda_matmul {
@@ -24,19 +25,19 @@ constexpr auto kSpin = std::chrono::microseconds(500);
 // the thread-pool path, whose staging is bounded by its threads.
 constexpr size_t kMaxInFlight = 4;
 
+// A and B are copied into the product's staging buffer when it starts; only `out` is held until it is done.
 struct InlineCall {
   std::shared_ptr<InlineProduct> product;
   Napi::Promise::Deferred deferred;
-  Napi::Reference<Napi::Float32Array> out;
-  HostUse uses[3];  // allocHost holds, as the thread-pool path keeps them
+  std::shared_ptr<HeldArray> out;
   Clock::time_point started;
 };
 
-// Where the product's result goes: `out`'s elements, unless its buffer was detached (transferred) meanwhile.
-float* outputOf(Napi::Float32Array out, const std::shared_ptr<InlineProduct>& product) {
-  if (out.ElementLength() == 0 && cudaInlineOutputLength(*product) > 0)
-    throw MatmulError(ErrorKind::Type, "out: its ArrayBuffer was detached while the product ran");
-  return out.Data();
+// Copies the product's result into `out` and returns it, unless `out` was detached (transferred) meanwhile.
+Napi::Value finishInto(const InlineProduct& product, const HeldArray& out) {
+  Napi::Value delivered = deliveredOutput(out, "out");
+  cudaInlineFinish(product, out.data());
+  return delivered;
 }
 
 // The calls in flight on one JavaScript thread (each Node environment has its own), polled from setImmediate
@@ -98,19 +99,13 @@ class Poller {
   bool settleIfDone(InlineCall& call) {
     try {
       if (cudaInlineDone(*call.product)) {
-        cudaInlineFinish(*call.product, outputOf(call.out.Value(), call.product));
-        call.deferred.Resolve(call.out.Value());
+        call.deferred.Resolve(finishInto(*call.product, *call.out));
         return true;
       }
       if (Clock::now() - call.started < kSpin) return false;
-      auto product = call.product;
-      auto out = std::make_shared<Napi::Reference<Napi::Float32Array>>(Napi::Persistent(call.out.Value()));
       call.deferred.Resolve(queueTask(
-          env_, "cuda-matmul:matmul", [product] { cudaInlineWait(*product); },
-          [product, out](Napi::Env) -> Napi::Value {
-            cudaInlineFinish(*product, outputOf(out->Value(), product));
-            return out->Value();
-          }));
+          env_, "cuda-matmul:matmul", [product = call.product] { cudaInlineWait(*product); },
+          [product = call.product, out = call.out](Napi::Env) { return finishInto(*product, *out); }));
     } catch (const std::exception& e) {
       call.deferred.Reject(toJsError(env_, e).Value());
     }
@@ -132,10 +127,8 @@ std::optional<Napi::Promise> startInlineMatmul(Napi::Env env, MatmulCall& call) 
     return std::nullopt;  // the thread-pool path reports the same error, asynchronously
   }
   if (!plan || Poller::of(env).full()) return std::nullopt;
-  auto inlineCall = std::make_unique<InlineCall>(InlineCall{nullptr, Napi::Promise::Deferred::New(env),
-                                                            Napi::Persistent(call.out),
-                                                            {std::move(call.uses[0]), std::move(call.uses[1]), std::move(call.uses[2])},
-                                                            Clock::now()});
+  auto inlineCall = std::make_unique<InlineCall>(InlineCall{
+      nullptr, Napi::Promise::Deferred::New(env), std::make_shared<HeldArray>(std::move(call.out)), Clock::now()});
   Napi::Promise promise = inlineCall->deferred.Promise();
   try {
     inlineCall->product = cudaStartInline(*plan, call.request);

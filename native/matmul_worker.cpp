@@ -1,43 +1,50 @@
 #include "matmul_worker.h"
 
 #include <memory>
+#include <string>
 
 #include "async_task.h"
+#include "errors.h"
 #include "matmul_inline.h"
 #include "plan.h"
 
 namespace cuda_matmul {
 namespace {
 
-// What the task holds while the product runs: the request and the arrays (and allocHost holds) under it.
+// What the task holds while the product runs: the request and the arrays under it.
 template <class Request>
 struct PendingCall {
   Request request;
-  Napi::Reference<Napi::Float32Array> a, b, result;
-  HostUse uses[3];
+  HeldArray a, b, result;
 };
 
 template <class Request>
-Napi::Promise queueArrayCall(Napi::Env env, const char* name, const Request& request, Napi::Float32Array a,
-                             Napi::Float32Array b, Napi::Float32Array result, HostUse (&uses)[3],
-                             void (*run)(const Request&)) {
-  auto pending = std::make_shared<PendingCall<Request>>(PendingCall<Request>{
-      request, Napi::Persistent(a), Napi::Persistent(b), Napi::Persistent(result),
-      {std::move(uses[0]), std::move(uses[1]), std::move(uses[2])}});
+Napi::Promise queueArrayCall(Napi::Env env, const char* name, const Request& request, HeldArray a, HeldArray b,
+                             HeldArray result, const char* resultName, void (*run)(const Request&)) {
+  auto pending = std::make_shared<PendingCall<Request>>(
+      PendingCall<Request>{request, std::move(a), std::move(b), std::move(result)});
   return queueTask(
       env, name, [pending, run] { run(pending->request); },
-      [pending](Napi::Env) -> Napi::Value { return pending->result.Value(); });
+      [pending, resultName](Napi::Env) { return deliveredOutput(pending->result, resultName); });
 }
 
 }  // namespace
 
+Napi::Value deliveredOutput(const HeldArray& out, const char* name) {
+  if (!out.intact())
+    throw MatmulError(ErrorKind::Type, std::string(name) + ": its ArrayBuffer was detached while the product ran");
+  return out.array();
+}
+
 Napi::Promise queueMatmul(Napi::Env env, MatmulCall call) {
   if (auto promise = startInlineMatmul(env, call)) return *promise;  // small CUDA products, for latency
-  return queueArrayCall(env, "cuda-matmul:matmul", call.request, call.a, call.b, call.out, call.uses, runMatmul);
+  return queueArrayCall(env, "cuda-matmul:matmul", call.request, std::move(call.a), std::move(call.b),
+                        std::move(call.out), "out", runMatmul);
 }
 
 Napi::Promise queueGemm(Napi::Env env, GemmCall call) {
-  return queueArrayCall(env, "cuda-matmul:gemm", call.request, call.a, call.b, call.c, call.uses, runGemm);
+  return queueArrayCall(env, "cuda-matmul:gemm", call.request, std::move(call.a), std::move(call.b), std::move(call.c), "c",
+                        runGemm);
 }
 
 }  // namespace cuda_matmul

@@ -4,17 +4,14 @@
 
 #include "arguments.h"
 #include "async_task.h"
+#include "environment.h"
 #include "errors.h"
 #include "js_errors.h"
+#include "matmul_worker.h"
 #include "plan.h"
 
 namespace cuda_matmul {
 namespace {
-
-// The class is per environment (main thread, each worker thread), kept as the addon's instance data.
-struct MatrixClass {
-  Napi::FunctionReference constructor;
-};
 
 class NativeMatrix : public Napi::ObjectWrap<NativeMatrix> {
  public:
@@ -28,14 +25,14 @@ class NativeMatrix : public Napi::ObjectWrap<NativeMatrix> {
   }
 
   static Napi::Object wrap(Napi::Env env, std::shared_ptr<MatrixData> data) {
-    Napi::Object object = env.GetInstanceData<MatrixClass>()->constructor.New({});
+    Napi::Object object = AddonEnvironment::of(env).matrixConstructor.New({});
     Unwrap(object)->data_ = std::move(data);
     return object;
   }
 
   // The live data of a NativeMatrix argument, or a TypeError naming it.
   static std::shared_ptr<MatrixData> require(const Napi::Value& value, const char* name) {
-    const Napi::FunctionReference& constructor = value.Env().GetInstanceData<MatrixClass>()->constructor;
+    const Napi::FunctionReference& constructor = AddonEnvironment::of(value.Env()).matrixConstructor;
     if (!value.IsObject() || !value.As<Napi::Object>().InstanceOf(constructor.Value()))
       throw MatmulError(ErrorKind::Type, std::string(name) + ": expected a Matrix");
     std::shared_ptr<MatrixData> data = Unwrap(value.As<Napi::Object>())->data_;
@@ -69,20 +66,16 @@ class NativeMatrix : public Napi::ObjectWrap<NativeMatrix> {
 // matrixFrom(data: Float32Array, rows, cols, { backend, device }) → Promise<NativeMatrix>
 Napi::Value MatrixFrom(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    const MatrixSource source = parseMatrixSource(info);
     struct Pending {
       MatrixSource source;
-      Napi::Reference<Napi::Float32Array> array;
-      HostUse use;
       std::shared_ptr<MatrixData> result;
     };
-    auto pending = std::make_shared<Pending>(Pending{source, Napi::Persistent(source.array), HostUse(), nullptr});
-    pending->use = HostUse(source.array.Data(), source.array.ByteLength());
+    auto pending = std::make_shared<Pending>(Pending{parseMatrixSource(info), nullptr});
     return queueTask(
         info.Env(), "cuda-matmul:Matrix.from",
         [pending] {
           const MatrixSource& s = pending->source;
-          pending->result = runMatrixUpload(s.data, s.rows, s.cols, s.backend, s.device, pending->use.pinned());
+          pending->result = runMatrixUpload(s.data.data(), s.rows, s.cols, s.backend, s.device, s.data.pinned());
         },
         [pending](Napi::Env env) -> Napi::Value { return NativeMatrix::wrap(env, pending->result); });
   });
@@ -100,6 +93,7 @@ Napi::Value MatrixMultiply(const Napi::CallbackInfo& info) {
       out = NativeMatrix::require(options.out, "out");
       outObject = Napi::Persistent(options.out.As<Napi::Object>());
     }
+    checkMatrixProduct(*a, *b, out.get());  // before anything is allocated
     struct Pending {
       std::shared_ptr<MatrixData> a, b, out;
       Napi::Reference<Napi::Object> outObject;
@@ -120,20 +114,16 @@ Napi::Value MatrixMultiply(const Napi::CallbackInfo& info) {
 // matrixToArray(m: NativeMatrix, out: Float32Array of rows·cols) → Promise<Float32Array>
 Napi::Value MatrixToArray(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    auto matrix = NativeMatrix::require(info[0], "matrix");
-    Napi::Float32Array out = parseMatrixDestination(info[1], matrix->rows * matrix->cols);
     struct Pending {
       std::shared_ptr<MatrixData> matrix;
-      Napi::Reference<Napi::Float32Array> out;
-      HostUse use;
+      HeldArray out;
     };
-    auto pending = std::make_shared<Pending>(Pending{matrix, Napi::Persistent(out), HostUse()});
-    pending->use = HostUse(out.Data(), out.ByteLength());
-    float* destination = out.Data();
+    auto matrix = NativeMatrix::require(info[0], "matrix");
+    auto pending = std::make_shared<Pending>(Pending{matrix, parseMatrixDestination(info[1], matrix->rows * matrix->cols)});
     return queueTask(
         info.Env(), "cuda-matmul:Matrix.toArray",
-        [pending, destination] { runMatrixDownload(*pending->matrix, destination, pending->use.pinned()); },
-        [pending](Napi::Env) -> Napi::Value { return pending->out.Value(); });
+        [pending] { runMatrixDownload(*pending->matrix, pending->out.data(), pending->out.pinned()); },
+        [pending](Napi::Env) { return deliveredOutput(pending->out, "out"); });
   });
 }
 
@@ -149,6 +139,7 @@ Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
     const RowBatch batch = parseRowBatch(info[3].As<Napi::Object>(), shape);
     const MatrixProductOptions options = parseMatrixProductOptions(info[4]);
     if (!options.out.IsUndefined()) throw MatmulError(ErrorKind::Type, "options: unknown option 'out' (gemm writes c)");
+    checkMatrixGemm(*a, *b, *c, shape, batch);
     struct Pending {
       std::shared_ptr<MatrixData> a, b, c;
       Napi::Reference<Napi::Object> cObject;
@@ -166,9 +157,9 @@ Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initMatrixBinding(Napi::Env env, Napi::Object exports) {
-  auto* matrixClass = new MatrixClass{Napi::Persistent(NativeMatrix::define(env))};
-  env.SetInstanceData<MatrixClass>(matrixClass);  // deleted with the environment
-  exports.Set("NativeMatrix", matrixClass->constructor.Value());
+  Napi::FunctionReference& constructor = AddonEnvironment::of(env).matrixConstructor;
+  constructor = Napi::Persistent(NativeMatrix::define(env));
+  exports.Set("NativeMatrix", constructor.Value());
   exports.Set("matrixFrom", Napi::Function::New(env, MatrixFrom, "matrixFrom"));
   exports.Set("matrixMultiply", Napi::Function::New(env, MatrixMultiply, "matrixMultiply"));
   exports.Set("matrixToArray", Napi::Function::New(env, MatrixToArray, "matrixToArray"));

@@ -194,18 +194,36 @@ std::shared_ptr<MatrixData> allocateMatrixLike(const MatrixData& a, int64_t rows
   return matrix;
 }
 
-void runMatrixProduct(const MatrixData& a, const MatrixData& b, MatrixData& out, Kernel kernel, Precision precision) {
-  if (a.backend != b.backend || a.device != b.device || out.backend != a.backend || out.device != a.device)
-    throw MatmulError(ErrorKind::Range, "matrix: both operands and out must live on the same backend and device");
+namespace {
+
+// Matrices hold at most 2^53 − 1 elements (exact JavaScript integers), so rows·cols never wraps.
+constexpr int64_t kMaxMatrixElements = (int64_t{1} << 53) - 1;
+
+void requireSamePlace(const MatrixData& a, const MatrixData& b, const MatrixData& c, const char* what) {
+  if (a.backend != b.backend || a.device != b.device || c.backend != a.backend || c.device != a.device)
+    throw MatmulError(ErrorKind::Range, std::string("matrix: ") + what + " must live on the same backend and device");
+}
+
+std::string dims(int64_t rows, int64_t cols) { return std::to_string(rows) + "×" + std::to_string(cols); }
+
+}  // namespace
+
+void checkMatrixProduct(const MatrixData& a, const MatrixData& b, const MatrixData* out) {
+  requireSamePlace(a, b, out ? *out : a, "both operands and out");
   if (a.cols != b.rows)
-    throw MatmulError(ErrorKind::Range, "matrix: a " + std::to_string(a.rows) + "×" + std::to_string(a.cols) +
-                                            " matrix cannot multiply a " + std::to_string(b.rows) + "×" +
-                                            std::to_string(b.cols) + " one");
-  if (&out == &a || &out == &b)
+    throw MatmulError(ErrorKind::Range, "matrix: a " + dims(a.rows, a.cols) + " matrix cannot multiply a " +
+                                            dims(b.rows, b.cols) + " one (a's columns must equal the other's rows)");
+  if (b.cols != 0 && a.rows > kMaxMatrixElements / b.cols)
+    throw MatmulError(ErrorKind::Range, "matrix: the product would be " + dims(a.rows, b.cols) +
+                                            ", more elements than a Matrix can hold (2^53 − 1)");
+  if (!out) return;
+  if (out == &a || out == &b)
     throw MatmulError(ErrorKind::Range, "out: must not be one of the operands (it is written while they are read)");
-  if (out.rows != a.rows || out.cols != b.cols)
-    throw MatmulError(ErrorKind::Range, "out: expected a " + std::to_string(a.rows) + "×" + std::to_string(b.cols) +
-                                            " Matrix, got " + std::to_string(out.rows) + "×" + std::to_string(out.cols));
+  if (out->rows != a.rows || out->cols != b.cols)
+    throw MatmulError(ErrorKind::Range, "out: expected a " + dims(a.rows, b.cols) + " Matrix, got " + dims(out->rows, out->cols));
+}
+
+void runMatrixProduct(const MatrixData& a, const MatrixData& b, MatrixData& out, Kernel kernel, Precision precision) {
   if (a.backend == Backend::Cpu) {
     checkKernelOnCpu(kernel);
     cpuGemm(a.onHost.data(), b.onHost.data(), out.onHost.data(), a.rows, a.cols, b.cols);
@@ -277,10 +295,8 @@ void runGemm(const GemmRequest& r) {
   }
 }
 
-void runMatrixGemm(const MatrixData& a, const MatrixData& b, MatrixData& c, const GemmShape& s, const RowBatch& batch,
-                   Kernel kernel, Precision precision) {
-  if (a.backend != b.backend || a.device != b.device || c.backend != a.backend || c.device != a.device)
-    throw MatmulError(ErrorKind::Range, "matrix: a, b and c must live on the same backend and device");
+void checkMatrixGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c, const GemmShape& s, const RowBatch& batch) {
+  requireSamePlace(a, b, c, "a, b and c");
   if (&c == &a || &c == &b)
     throw MatmulError(ErrorKind::Range, "c: must not be a or b (it is written while they are read)");
   const Stored aShape = storedShape(s.m, s.k, s.transA), bShape = storedShape(s.k, s.n, s.transB);
@@ -288,14 +304,19 @@ void runMatrixGemm(const MatrixData& a, const MatrixData& b, MatrixData& c, cons
   auto check = [&](const char* name, const MatrixData& x, Stored one, int64_t span) {
     const Stored want{batch.count == 0 ? x.rows : span, one.cols};
     if (x.rows != want.rows || x.cols != want.cols)
-      throw MatmulError(ErrorKind::Range, std::string(name) + ": expected a " + std::to_string(want.rows) + "×" +
-                                              std::to_string(want.cols) + " Matrix for this m, k, n" +
+      throw MatmulError(ErrorKind::Range, std::string(name) + ": expected a " + dims(want.rows, want.cols) +
+                                              " Matrix for this m, k, n" +
                                               (batch.count == 1 ? " and trans" : ", trans, batch and strides") + ", got " +
-                                              std::to_string(x.rows) + "×" + std::to_string(x.cols));
+                                              dims(x.rows, x.cols));
   };
   check("a", a, aShape, batch.spanA);
   check("b", b, bShape, batch.spanB);
   check("c", c, {s.m, s.n}, batch.spanC);
+}
+
+void runMatrixGemm(const MatrixData& a, const MatrixData& b, MatrixData& c, const GemmShape& s, const RowBatch& batch,
+                   Kernel kernel, Precision precision) {
+  const Stored aShape = storedShape(s.m, s.k, s.transA), bShape = storedShape(s.k, s.n, s.transB);
   if (a.backend == Backend::Cpu) {
     checkKernelOnCpu(kernel);
     for (int64_t i = 0; i < batch.count; ++i)

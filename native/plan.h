@@ -24,11 +24,18 @@ std::optional<KernelPlan> planInline(const MatmulRequest& request);
 std::shared_ptr<MatrixData> runMatrixUpload(const float* data, int64_t rows, int64_t cols, Backend backend, int device,
                                             bool pinned);
 void runMatrixDownload(const MatrixData& matrix, float* out, bool pinned);
-// out = a·b. Checks the shapes, backends and devices (RangeError), the kernel against the backend.
+// The checks of out = a·b (out null: a new Matrix): backends, devices, shapes that chain, a result that can
+// exist (RangeError). Made when the call is made, before anything is allocated.
+void checkMatrixProduct(const MatrixData& a, const MatrixData& b, const MatrixData* out);
+// out = a·b, checked by checkMatrixProduct; checks the kernel against the backend.
 void runMatrixProduct(const MatrixData& a, const MatrixData& b, MatrixData& out, Kernel kernel, Precision precision);
 // gemm on host arrays (request.h, GemmRequest), on the backend it names, errors as for runMatmul.
 void runGemm(const GemmRequest& request);
-// gemm on Matrices: their stored shapes must agree with `shape` (op(a) m×k, op(b) k×n, c m×n), c is neither a nor b.
+// gemm on Matrices: their stored shapes must agree with `shape` (op(a) m×k, op(b) k×n, c m×n), c is neither a
+// nor b, all on one backend and device (RangeError). Made when the call is made.
+void checkMatrixGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c, const GemmShape& shape,
+                     const RowBatch& batch);
+// gemm on Matrices, checked by checkMatrixGemm.
 void runMatrixGemm(const MatrixData& a, const MatrixData& b, MatrixData& c, const GemmShape& shape, const RowBatch& batch,
                    Kernel kernel,
                    Precision precision);

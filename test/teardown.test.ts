@@ -1,0 +1,96 @@
+// Teardown inside a user's process: a Worker terminated, or the process exiting, while products are in flight
+// or queued must never abort the process, and must not wait for queued work. Each scenario runs in a child
+// process and is judged by its exit status and output (test/child.ts).
+import { describeChild, runScenario } from './child';
+
+const BACKENDS = ['cpu', ...(require('../lib').info().backend === 'cuda' ? ['cuda'] : [])];
+
+// In a worker: starts one call of the given kind, tells the parent it is in flight, and never awaits it.
+const WORKER_CALLS: Record<string, string> = {
+  matmul: `matmul(a, b, { m: n, k: n, n }, { backend })`,
+  gemm: `gemm({ a, b, c: new Float32Array(n * n), m: n, k: n, n }, { backend })`,
+  'Matrix.from': `Matrix.from(a, n, n, { backend })`,
+  'Matrix#matmul': `Matrix.from(a, n, n, { backend }).then((A) => A.matmul(A))`,
+};
+
+function workerSource(call: string, backend: string, count: number): string {
+  return `
+    const { parentPort } = require('worker_threads');
+    const { matmul, gemm, Matrix } = require(${JSON.stringify(require('path').join(__dirname, '..'))});
+    const backend = ${JSON.stringify(backend)}, n = 384;
+    const a = Float32Array.from({ length: n * n }, () => Math.random() - 0.5), b = a.slice();
+    for (let i = 0; i < ${count}; i++) ${call}.catch(() => {});
+    parentPort.postMessage('in flight');`;
+}
+
+describe.each(BACKENDS)('teardown on backend %s', (backend) => {
+  test.each(Object.entries(WORKER_CALLS))('Worker terminated with %s in flight: no abort, later calls work', (_kind, call) => {
+    const result = runScenario(`
+      const { Worker } = require('worker_threads');
+      const { matmul } = require(ROOT);
+      const worker = new Worker(${JSON.stringify(workerSource(call, backend, 8))}, { eval: true });
+      worker.once('message', async () => {
+        await worker.terminate();
+        const c = await matmul(new Float32Array([1, 2]), new Float32Array([3, 4]), { m: 1, k: 2, n: 1 }, { backend: ${JSON.stringify(backend)} });
+        console.log('after terminate', c[0]);
+      });`);
+    expect(result.signal).toBeNull();
+    expect(result.status).toBe(0);
+    expect(result.output).toContain('after terminate 11');
+    expect(result.output).not.toMatch(/terminate called|FATAL|Napi::Error/);
+  });
+
+  test('process.exit(7) while a Worker has products in flight exits with 7', () => {
+    const result = runScenario(`
+      const { Worker } = require('worker_threads');
+      const worker = new Worker(${JSON.stringify(workerSource(WORKER_CALLS['Matrix#matmul'], backend, 8))}, { eval: true });
+      worker.once('message', () => process.exit(7));`);
+    expect(result.signal).toBeNull();
+    expect(result.status).toBe(7);
+    expect(result.output).not.toMatch(/terminate called|FATAL|Napi::Error/);
+  });
+
+  test('process.exit() inside a Worker with products in flight: the worker exits with its code, the process lives', () => {
+    const result = runScenario(`
+      const { Worker } = require('worker_threads');
+      const source = ${JSON.stringify(workerSource(WORKER_CALLS.matmul, backend, 8))} + ';process.exit(3);';
+      const worker = new Worker(source, { eval: true });
+      worker.on('exit', (code) => console.log('worker exit', code));`);
+    expect(result.signal).toBeNull();
+    expect(result.status).toBe(0);
+    expect(result.output).toContain('worker exit 3');
+  });
+});
+
+// Queued products that have not started are dropped at exit: 40 products of 3072³ (0.2 s each on a fast
+// 2-core machine) took 11 s to exit before; a running one may finish.
+const QUEUED = `
+  const { matmul } = require(ROOT);
+  const n = 3072;
+  const a = Float32Array.from({ length: n * n }, () => Math.random() - 0.5);
+  for (let i = 0; i < 40; i++) matmul(a, a, { m: n, k: n, n }, { backend: 'cpu' }).catch(() => {});`;
+
+test('process.exit() with 40 large CPU products queued exits within 2 s of the call', () => {
+  const result = runScenario(`${QUEUED}\nsetTimeout(() => { console.log('exit at', performance.now()); process.exit(5); }, 200);`);
+  expect(result.status).toBe(5);
+  const exitAt = Number(/exit at ([0-9.]+)/.exec(result.output)?.[1]) / 1000;
+  expect(result.seconds - exitAt).toBeLessThan(2);
+});
+
+test('Worker terminated with 40 large CPU products queued ends within 2 s; the main thread still multiplies', () => {
+  const result = runScenario(`
+    const { Worker } = require('worker_threads');
+    const { matmul } = require(ROOT);
+    const worker = new Worker(${JSON.stringify(`const ROOT = ${JSON.stringify(require('path').join(__dirname, '..'))};`)} + ${JSON.stringify(QUEUED)} + ";require('worker_threads').parentPort.postMessage('queued');", { eval: true });
+    worker.once('message', async () => {
+      const started = performance.now();
+      await worker.terminate();
+      console.log('terminated in', ((performance.now() - started) / 1000).toFixed(2));
+      const c = await matmul(new Float32Array([2]), new Float32Array([3]), { m: 1, k: 1, n: 1 }, { backend: 'cpu' });
+      console.log('after', c[0]);
+    });`);
+  expect(result.status).toBe(0);
+  expect(result.output).toContain('after 6');
+  const seconds = Number(/terminated in ([0-9.]+)/.exec(result.output)?.[1]);
+  expect(seconds).toBeLessThan(2);
+});
