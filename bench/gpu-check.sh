@@ -1,9 +1,11 @@
 #!/bin/bash
-# Everything the GPU host checks, in one call (device time is scarce): the jest suites, compute-sanitizer
-# memcheck and racecheck on every kernel's edge shapes, the kernel benchmark against cuBLAS, and the
-# end-to-end benchmark. Run there as `bash .gpu/run bash bench/gpu-check.sh` after ../shared/gpu/pack
-# build-cpu-only dist; logs go to $OUT (or ./gpu-logs). Short results are printed last. SKIP_TESTS=1 runs
-# only the benchmarks, SKIP_BENCH=1 only the tests.
+# Everything the GPU host checks, in one call (device time is scarce): the jest suites in random order,
+# compute-sanitizer memcheck and racecheck on every kernel's edge shapes, accuracy and special values against
+# cuBLAS on the same inputs (bench/accuracy.cu, built here with that host's nvcc and cuBLAS), the kernel
+# benchmark against cuBLAS, and the end-to-end benchmark. Run there as `bash .gpu/run bash bench/gpu-check.sh`
+# after ../shared/gpu/pack build-cpu-only dist; logs go to $OUT (or ./gpu-logs). Short results are printed
+# last. SKIP_TESTS=1 skips the jest suites and sanitizers, SKIP_ACCURACY=1 the accuracy checks, SKIP_BENCH=1
+# the benchmarks; JEST_ARGS picks suites.
 set -u
 out=${OUT:-gpu-logs}
 mkdir -p "$out"
@@ -12,11 +14,20 @@ step() { echo "== $1: $(tail -n 1 "$2" | cut -c1-200)"; }
 
 # Each step has its own time limit, so one slow step cannot take the others' share of the call.
 # 4 jest workers: the CPU suites' threads would otherwise crowd the 16 cores.
+if [ -z "${SKIP_ACCURACY:-}" ]; then  # built while the tests run
+  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA -I native bench/accuracy.cu -lcublas \
+    -o /tmp/accuracy > "$out/accuracy-build.log" 2>&1 &
+fi
 if [ -z "${SKIP_TESTS:-}" ]; then
-timeout 300 npx jest --ci --maxWorkers=4 ${JEST_ARGS:-} > "$out/jest.log" 2>&1
+timeout 300 npx jest --ci --maxWorkers=4 --randomize ${JEST_ARGS:-} > "$out/jest.log" 2>&1
 grep -E "^Tests:|^Test Suites:|✕" "$out/jest.log" > "$out/jest-summary.txt"
 timeout 70 compute-sanitizer --tool memcheck node bench/sanitize-shapes.js > "$out/memcheck.log" 2>&1
 timeout 70 compute-sanitizer --tool racecheck node bench/sanitize-shapes.js > "$out/racecheck.log" 2>&1
+fi
+if [ -z "${SKIP_ACCURACY:-}" ]; then
+  wait
+  timeout 120 /tmp/accuracy > "$out/accuracy.log" 2>&1 || tail -5 "$out/accuracy-build.log" >> "$out/accuracy.log"
+  timeout 60 node bench/special-values.js > "$out/special-values.log" 2>&1
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
 timeout 200 node bench/bench.js ${BENCH_ARGS:-} > "$out/bench.log" 2>&1
@@ -28,6 +39,10 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   cat "$out/jest-summary.txt"
   step memcheck "$out/memcheck.log"
   step racecheck "$out/racecheck.log"
+fi
+if [ -z "${SKIP_ACCURACY:-}" ]; then
+  cat "$out/accuracy.log"
+  tail -n 1 "$out/special-values.log"
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
   sed -n '/^summary/,$p' "$out/bench.log"

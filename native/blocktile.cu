@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "device_kernels.h"
+#include "kernel_helpers.cuh"
 #include "plan_tiles.h"
 
 namespace cuda_matmul {
@@ -31,7 +32,9 @@ __device__ __forceinline__ float4 loadFour(const float* row, int64_t col, int64_
 
 __global__ void __launch_bounds__(THREADS)
     blockTile(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int64_t M, int64_t K,
-              int64_t N, int64_t lda, int64_t ldb, int64_t ldc, bool vectorA, bool vectorB) {
+              int64_t N, int64_t lda, int64_t ldb, int64_t ldc, bool vectorA, bool vectorB, int64_t sliceDepth,
+              int64_t sliceStride) {
+  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, ldb, A, B, C, K);
   __shared__ float As[BK][BM + 4];  // transposed; +4 keeps float4 alignment and spreads the transposing stores
   __shared__ float Bs[BK][BN];
 
@@ -98,8 +101,10 @@ void launchBlockTile(const GemmOperands& o, Precision, cudaStream_t stream) {
   // float4 global loads need every row 16-byte aligned: the base pointer and the row pitch decide.
   const bool vectorA = rowsAligned16(o.a, o.lda);
   const bool vectorB = rowsAligned16(o.b, o.ldb) && rowsAligned16(o.c, o.ldc);
-  const dim3 grid(static_cast<unsigned>((o.n + BN - 1) / BN), static_cast<unsigned>((o.m + BM - 1) / BM));
-  blockTile<<<grid, THREADS, 0, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, vectorA, vectorB);
+  const dim3 grid(static_cast<unsigned>((o.n + BN - 1) / BN), static_cast<unsigned>((o.m + BM - 1) / BM),
+                  static_cast<unsigned>(o.slices));
+  blockTile<<<grid, THREADS, 0, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, vectorA, vectorB, o.sliceDepth,
+                                          o.sliceStride);
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ std::shared_ptr<InlineProduct> cudaStartInline(const KernelPlan& plan, const Mat
   const DeviceKernel& kernel = deviceKernel(plan);
   auto product = std::make_shared<InlineProduct>(r.device, r);
   product->layout.copyIn(r, product->base());
-  kernel.launch(product->layout.operands(product->base()), plan.precision, product->stream.get());
+  kernel.launch(product->layout.operands(product->base()), plan.precision, product->stream.get());  // K unsplit (plan.cpp)
   checkCuda(cudaGetLastError(), kernel.name);
   return product;
 }

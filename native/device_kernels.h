@@ -19,6 +19,15 @@ struct GemmOperands {
   float* c;
   int64_t m, k, n;
   int64_t lda, ldb, ldc;
+  // Split K (kernel_helpers.cuh, takeKSlice): `slices` blocks along the grid's z (y for wgmma), each
+  // multiplying sliceDepth of K into a partial result sliceStride floats after the previous one, from c on.
+  // One slice (the default): the whole of K straight into C.
+  int slices = 1;
+  int64_t sliceDepth = 0, sliceStride = 0;
+  // B as the caller holds it (k×n, row pitch exactLdb), for the exact recomputation of non-finite results
+  // (kernel_helpers.cuh, exactDot): b itself, except for kernels that read a transposed, rounded copy.
+  const float* exactB = nullptr;
+  int64_t exactLdb = 0;
 };
 
 // Whether every row of a matrix at p with row pitch ld starts 16-byte aligned (float4 / 16-byte copies).
@@ -36,18 +45,21 @@ extern const DeviceKernel kBlockTileKernel;            // blocktile.cu: step 1, 
 extern const DeviceKernel kMmaKernels[kMmaTileCount];  // mma.cu: step 2, tensor cores (3xTF32), by MmaTile
 extern const DeviceKernel kWgmmaKernel;                // wgmma.cu: step 3, Hopper wgmma + TMA, tf32 only
 
-// The kernel a plan names.
+// The kernel a plan names. Every case returns: the compiler warns of a Kernel value left out.
 inline const DeviceKernel& deviceKernel(const KernelPlan& plan) {
   switch (plan.kernel) {
     case Kernel::Muld:
       return kMuldKernel;
+    case Kernel::BlockTile:
+      return kBlockTileKernel;
     case Kernel::Mma:
       return kMmaKernels[static_cast<int>(plan.tile)];
     case Kernel::Wgmma:
       return kWgmmaKernel;
-    default:
-      return kBlockTileKernel;
+    case Kernel::Auto:
+      break;  // the plan always names a kernel
   }
+  return kBlockTileKernel;
 }
 
 // Matrices on the device keep rows padded to a multiple of 4 floats, so every kernel can use 16-byte loads

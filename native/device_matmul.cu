@@ -18,6 +18,7 @@
 #include "device_kernels.h"
 #include "device_pools.h"
 #include "device_resident.h"
+#include "kernel_launch.h"
 #include "plan_tiles.h"
 #include "staged_product.h"
 #include "transfers.h"
@@ -49,6 +50,7 @@ void multiplySmall(const KernelPlan& plan, const DeviceKernel& kernel, const Mat
   const StagedProduct layout(r);  // the same on both sides
   const DeviceAllocation device(r.device, static_cast<size_t>(layout.bytes()));
   KernelOperandB operandB(kernel, r.device, r.k, r.n);
+  const ProductLaunch launch(plan, r.device, r.m, r.n, r.k);
   const StagingBuffer staging;
   const PooledStream stream(r.device);  // destroyed first: waits for the copies before the buffers go back
   float* const host = static_cast<float*>(staging.get());
@@ -60,8 +62,9 @@ void multiplySmall(const KernelPlan& plan, const DeviceKernel& kernel, const Mat
   const DeviceRows b = operandB.from({layout.b(dev), layout.ldb}, r.k, r.n, stream.get());
   operands.b = b.data;
   operands.ldb = b.pitch;
-  kernel.launch(operands, plan.precision, stream.get());
-  checkCuda(cudaGetLastError(), kernel.name);
+  operands.exactB = layout.b(dev);
+  operands.exactLdb = layout.ldb;
+  launch.run(operands, stream.get());
   checkCuda(cudaMemcpyAsync(layout.c(host), operands.c, sizeof(float) * layout.cFloats, cudaMemcpyDeviceToHost, stream.get()),
             "cudaMemcpyAsync(C to host)");
   checkCuda(cudaStreamSynchronize(stream.get()), kernel.name);
@@ -77,6 +80,7 @@ void multiplyInPanels(const KernelPlan& plan, const DeviceKernel& kernel, const 
 
   const DeviceResident Ad(device, hA, wA), Bd(device, wA, wB), Cd(device, hA, wB);
   KernelOperandB operandB(kernel, device, wA, wB);
+  const ProductLaunch launch(plan, device, std::min(plan.panelRows, hA), wB, wA);
   // Declared after the buffers, so destroyed first: each waits for its stream before the buffers are released.
   const PooledStream in(device), compute(device), out(device);
   TransferQueue uploads(in.get()), downloads(out.get());
@@ -93,9 +97,7 @@ void multiplyInPanels(const KernelPlan& plan, const DeviceKernel& kernel, const 
     const int64_t rows = std::min(plan.panelRows, hA - row);
     uploads.upload({A + row * wA, rows, wA, r.pinnedA}, Ad.rowsFrom(row));
     inputsReady.join(in.get(), compute.get());
-    const DeviceRows a = Ad.rowsFrom(row), c = Cd.rowsFrom(row);
-    kernel.launch({a.data, b.data, c.data, rows, wA, wB, a.pitch, b.pitch, c.pitch}, plan.precision, compute.get());
-    checkCuda(cudaGetLastError(), kernel.name);
+    launch.run(productOf(Ad.rowsFrom(row), b, Cd.rowsFrom(row), rows, wA, wB, Bd.data()), compute.get());
     copyOutPending();  // the previous panel, while this one computes
     productReady.join(compute.get(), out.get());
     pendingRow = row;

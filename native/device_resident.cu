@@ -7,6 +7,7 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "device_resident.h"
+#include "kernel_launch.h"
 
 namespace cuda_matmul {
 
@@ -39,15 +40,13 @@ void cudaMultiplyResident(const KernelPlan& plan, const DeviceResident& a, const
   checkCuda(cudaSetDevice(a.device), "cudaSetDevice");
   const DeviceKernel& kernel = deviceKernel(plan);
   KernelOperandB operandB(kernel, a.device, b.rows, b.cols);
+  const ProductLaunch launch(plan, a.device, std::min(plan.panelRows, a.rows), b.cols, a.cols);
   const PooledStream stream(a.device);
   const DeviceRows bk = operandB.from(b.data(), b.rows, b.cols, stream.get());
   // In slices of the plan's panel height, which keeps every grid within CUDA's 65535 blocks in y.
   for (int64_t row = 0; row < a.rows; row += plan.panelRows) {
     const int64_t rows = std::min(plan.panelRows, a.rows - row);
-    kernel.launch({a.floats() + row * a.pitch, bk.data, c.floats() + row * c.pitch, rows, a.cols, b.cols,
-                   a.pitch, bk.pitch, c.pitch},
-                  plan.precision, stream.get());
-    checkCuda(cudaGetLastError(), kernel.name);
+    launch.run(productOf(a.rowsFrom(row), bk, c.rowsFrom(row), rows, a.cols, b.cols, b.data()), stream.get());
   }
   checkCuda(cudaStreamSynchronize(stream.get()), kernel.name);
 }

@@ -31,6 +31,16 @@ struct DeviceResident {
   float* first;  // the first element: memory's, or a later row's in a view
 };
 
+// The operands of one launch: rows×k of A times B (as the kernel reads it) into rows×n of C; exactB is B as
+// the caller holds it (device_kernels.h).
+inline GemmOperands productOf(DeviceRows a, DeviceRows b, DeviceRows c, int64_t rows, int64_t k, int64_t n,
+                              DeviceRows exactB) {
+  GemmOperands o{a.data, b.data, c.data, rows, k, n, a.pitch, b.pitch, c.pitch};
+  o.exactB = exactB.data;
+  o.exactLdb = exactB.pitch;
+  return o;
+}
+
 // B as a kernel reads it: B itself, or for kernels marked transposedB (wgmma) Bᵀ rounded to TF32 in its own
 // padded matrix. Constructed before the caller's stream, so that Bᵀ outlives the work queued on it.
 class KernelOperandB {

@@ -12,6 +12,9 @@
 //   - 16-byte copies where every row of A, B and C starts 16-byte aligned (row pitches multiples of 4 floats,
 //     aligned base pointers; the host wrapper pads rows so), 4-byte copies otherwise: any shape and offset
 //     works, the aligned case runs faster.
+//   - IEEE special values: an element that comes out NaN or ±∞ is recomputed with fp32 FMAs (exactDot,
+//     kernel_helpers.cuh), since splitting ∞ gives ∞ − ∞; both precisions sum each 8-deep slice from zero
+//     and add it to the running sum rounding to nearest, and long K is split (kernel_launch.cu).
 // Tile shapes: the planner (plan.cpp) picks one of the configurations below per shape, from the measurements
 // in bench/NOTES.md ("Step 2").
 #include <cuda_runtime.h>
@@ -21,6 +24,7 @@
 
 #include "cuda_check.h"
 #include "device_kernels.h"
+#include "kernel_helpers.cuh"
 #include "plan_tiles.h"
 
 namespace cuda_matmul {
@@ -126,26 +130,27 @@ __device__ __forceinline__ void multiplySlice(float (&acc)[Cfg::kFragsM][Cfg::kF
     split<PASSES>(a[8 * Cfg::kStrideA + 4], aBig[3], aSmall[3]);
 #pragma unroll
     for (int j = 0; j < Cfg::kFragsN; ++j) {
+      // The tensor cores round their fp32 sums toward zero. Into the running sum, that error grows with K
+      // (fp32: 2.9e-5 at K=4096, 25× cuBLAS; tf32: 5.9e-2 at K=2·10^7, 90× cuBLAS TF32); so this slice's
+      // products are summed from zero, the small terms first, and added to the running sum with a
+      // round-to-nearest FADD (bench/NOTES.md, step 2 and "Long K").
+      float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
       if constexpr (PASSES == 3) {
-        // The tensor cores round their fp32 sums toward zero. Into the running sum, that error grows with K
-        // (2.9e-5 at K=4096, 25× cuBLAS); so this slice's three products are summed from zero, the small
-        // terms first, and added to the running sum with a round-to-nearest FADD (bench/NOTES.md, step 2).
-        float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
         mma16x8x8(part, aSmall, bBig[j]);
         mma16x8x8(part, aBig, bSmall[j]);
-        mma16x8x8(part, aBig, bBig[j]);
-#pragma unroll
-        for (int q = 0; q < 4; ++q) acc[i][j][q] += part[q];
-      } else {
-        mma16x8x8(acc[i][j], aBig, bBig[j]);
       }
+      mma16x8x8(part, aBig, bBig[j]);
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[i][j][q] += part[q];
     }
   }
 }
 
+// Writes this warp's accumulators to C; a non-finite one is first recomputed exactly (exactDot) from A and B.
 template <class Cfg, bool VECTOR>
-__device__ __forceinline__ void storeTile(const float (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], float* C, int64_t M,
-                                          int64_t N, int64_t ldc, int64_t rowBase, int64_t colBase, int g, int t) {
+__device__ __forceinline__ void storeTile(const float (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], const float* A, int64_t lda,
+                                          const float* B, int64_t ldb, int64_t K, float* C, int64_t M, int64_t N,
+                                          int64_t ldc, int64_t rowBase, int64_t colBase, int g, int t) {
 #pragma unroll
   for (int i = 0; i < Cfg::kFragsM; ++i)
 #pragma unroll
@@ -156,7 +161,9 @@ __device__ __forceinline__ void storeTile(const float (&acc)[Cfg::kFragsM][Cfg::
 #pragma unroll
       for (int j = 0; j < Cfg::kFragsN; ++j) {
         const int64_t col = colBase + j * 8 + 2 * t;
-        const float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
+        float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
+        if (!finite(v0) && col < N) v0 = exactDot(A + row * lda, B + col, ldb, K);
+        if (!finite(v1) && col + 1 < N) v1 = exactDot(A + row * lda, B + col + 1, ldb, K);
         if (VECTOR && col + 1 < N) {
           *reinterpret_cast<float2*>(cRow + col) = make_float2(v0, v1);
         } else {
@@ -170,8 +177,9 @@ __device__ __forceinline__ void storeTile(const float (&acc)[Cfg::kFragsM][Cfg::
 template <class Cfg, int PASSES, bool VECTOR>
 __global__ void __launch_bounds__(Cfg::kThreads)
     mmaGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int64_t M, int64_t K,
-            int64_t N, int64_t lda, int64_t ldb, int64_t ldc) {
+            int64_t N, int64_t lda, int64_t ldb, int64_t ldc, int64_t sliceDepth, int64_t sliceStride) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, ldb, A, B, C, K);
   extern __shared__ float4 sharedWords[];  // float4: 16-byte aligned for cp.async
   float* const shared = reinterpret_cast<float*>(sharedWords);
   const int64_t blockRow = static_cast<int64_t>(blockIdx.y) * Cfg::BM, blockCol = static_cast<int64_t>(blockIdx.x) * Cfg::BN;
@@ -213,7 +221,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   }
   waitForCopies<0>();
 
-  storeTile<Cfg, VECTOR>(acc, C, M, N, ldc, blockRow + warpRow, blockCol + warpCol, g, t);
+  storeTile<Cfg, VECTOR>(acc, A, lda, B, ldb, K, C, M, N, ldc, blockRow + warpRow, blockCol + warpCol, g, t);
 #endif
 }
 
@@ -230,8 +238,10 @@ void launchVariant(const GemmOperands& o, cudaStream_t stream) {
               "cudaFuncSetAttribute(mma shared memory)");
     optedIn.fetch_or(bit, std::memory_order_relaxed);
   }
-  const dim3 grid(static_cast<unsigned>((o.n + Cfg::BN - 1) / Cfg::BN), static_cast<unsigned>((o.m + Cfg::BM - 1) / Cfg::BM));
-  kernel<<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc);
+  const dim3 grid(static_cast<unsigned>((o.n + Cfg::BN - 1) / Cfg::BN), static_cast<unsigned>((o.m + Cfg::BM - 1) / Cfg::BM),
+                  static_cast<unsigned>(o.slices));
+  kernel<<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, o.sliceDepth,
+                                                             o.sliceStride);
 }
 
 template <class Cfg>

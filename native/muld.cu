@@ -8,11 +8,14 @@
 //     skipped (bounds checks), rather than padding the matrices, which would need padded copies of A, B and C
 //     (extra device memory plus a 2-D copy each way). Cost measured in bench/NOTES.md (4095³ vs 4096³).
 //   - 64-bit indices (m·k may pass 2^31), const inputs, every CUDA call checked, buffers freed on every path.
+//   - Long K is split into slices summed in float64 (kernel_launch.cu): one fp32 running sum over 2·10^7 terms
+//     was 7× less accurate than cuBLAS SGEMM (bench/NOTES.md, "Long K").
 //   - Its host wrapper Mul now lives in device_matmul.cu and serves every kernel.
 // Measured (bench/NOTES.md): about 8 TFLOP/s at 4096³ on an H100 against cuBLAS's ~51.
 #include <cuda_runtime.h>
 
 #include "device_kernels.h"
+#include "kernel_helpers.cuh"
 #include "plan_tiles.h"
 
 namespace cuda_matmul {
@@ -23,8 +26,10 @@ constexpr int BLOCK_SIZE = 16;
 
 // Device multiplication function called by Mul(): C = A·B.
 // hA is the height of A, wA the width of A (= height of B), wB the width of B; lda, ldb, ldc the row pitches.
+// sliceDepth, sliceStride: split K (kernel_helpers.cuh); block z multiplies its slice of wA.
 __global__ void Muld(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t hA, int64_t wA, int64_t wB,
-                     float* C, int64_t ldc) {
+                     float* C, int64_t ldc, int64_t sliceDepth, int64_t sliceStride) {
+  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, ldb, A, B, C, wA);
   // Block index
   const int bx = blockIdx.x;
   const int by = blockIdx.y;
@@ -60,8 +65,8 @@ void launchMuld(const GemmOperands& o, Precision, cudaStream_t stream) {
   // Execution configuration: enough blocks to cover C, rounding up
   const dim3 dimBlock(BLOCK_SIZE, BLOCK_SIZE);
   const dim3 dimGrid(static_cast<unsigned>((o.n + BLOCK_SIZE - 1) / BLOCK_SIZE),
-                     static_cast<unsigned>((o.m + BLOCK_SIZE - 1) / BLOCK_SIZE));
-  Muld<<<dimGrid, dimBlock, 0, stream>>>(o.a, o.lda, o.b, o.ldb, o.m, o.k, o.n, o.c, o.ldc);
+                     static_cast<unsigned>((o.m + BLOCK_SIZE - 1) / BLOCK_SIZE), static_cast<unsigned>(o.slices));
+  Muld<<<dimGrid, dimBlock, 0, stream>>>(o.a, o.lda, o.b, o.ldb, o.m, o.k, o.n, o.c, o.ldc, o.sliceDepth, o.sliceStride);
 }
 
 }  // namespace

@@ -37,6 +37,48 @@ inline MmaTile chooseMmaTile(int64_t m, int64_t n, int multiprocessors) {
 // products, mma's smaller tiles win (64×768×100000: 0.35× cuBLAS TF32 with wgmma, 0.96× with mma).
 inline bool wgmmaPaysFor(int64_t m, int64_t k, int64_t n) { return m >= 1024 && n >= 1024 && k >= 256; }
 
+// Long K (bench/NOTES.md, "Long K"). Each kernel sums its products in fp32 registers, so its rounding error
+// grows with K: at 2×20,000,000×2 mma had 2.0e-5 and blocktile 8.2e-5 against cuBLAS SGEMM's 2.9e-6, and mma's
+// tf32 5.9e-2 against cuBLAS TF32's 6.6e-4. Past a kernel's slice depth, K is split: each slice is summed into a
+// partial result, and the partials are added in float64 (kernel_launch.cu). The depths keep one slice's error
+// near cuBLAS's: the FFMA kernels add one product at a time (1024), mma adds 8-deep sums rounded to nearest
+// (8192), wgmma accumulates in the tensor cores (4096). The partials take slices × rows × pitch floats of
+// device memory, at most kSplitWorkspaceBytes: a product too large for two slices there is not split.
+constexpr int64_t kSplitWorkspaceBytes = int64_t{64} << 20;
+constexpr int64_t kMaxSlices = 65535;  // a grid's z (wgmma: y) dimension
+constexpr int64_t kSliceAlignment = 32;  // whole k tiles of every kernel, and 16-byte aligned slices of A
+
+constexpr int64_t sliceDepthFor(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::Muld:
+    case Kernel::BlockTile:
+      return 1024;
+    case Kernel::Mma:
+      return 8192;
+    case Kernel::Wgmma:
+      return 4096;
+    case Kernel::Auto:
+      break;  // the plan always names a kernel
+  }
+  return 1024;
+}
+
+struct KSplit {
+  int slices = 1;
+  int64_t depth = 0;  // 0: not split
+};
+
+// How a launch of up to `rows` rows of C (row pitch `pitch`) splits K.
+inline KSplit chooseKSplit(Kernel kernel, int64_t rows, int64_t pitch, int64_t k) {
+  const int64_t depth = sliceDepthFor(kernel);
+  if (k <= depth || rows == 0 || pitch == 0) return {};
+  const int64_t fit = kSplitWorkspaceBytes / (rows * pitch * static_cast<int64_t>(sizeof(float)));
+  const int64_t slices = std::min({(k + depth - 1) / depth, fit, kMaxSlices});
+  if (slices < 2) return {};
+  const int64_t sliceDepth = ((k + slices - 1) / slices + kSliceAlignment - 1) / kSliceAlignment * kSliceAlignment;
+  return {static_cast<int>((k + sliceDepth - 1) / sliceDepth), sliceDepth};
+}
+
 struct TileShape {
   int64_t rows, cols;  // of C, per thread block
 };
@@ -45,6 +87,8 @@ constexpr TileShape tileShape(const KernelPlan& plan) {
   switch (plan.kernel) {
     case Kernel::Muld:
       return {16, 16};
+    case Kernel::BlockTile:
+      return {128, 128};
     case Kernel::Mma:
       switch (plan.tile) {
         case MmaTile::Rows128Cols128: return {128, 128};
@@ -55,9 +99,10 @@ constexpr TileShape tileShape(const KernelPlan& plan) {
       return {128, 128};
     case Kernel::Wgmma:
       return {128, 256};
-    default:
-      return {128, 128};
+    case Kernel::Auto:
+      break;  // the plan always names a kernel
   }
+  return {128, 128};
 }
 
 // CUDA grids hold at most 65535 blocks in y; a panel never needs more.

@@ -15,6 +15,9 @@
 //   - operands are rounded to TF32 (as mma's tf32 mode and cuBLAS do), not truncated, which is what wgmma
 //     does to float32 bits read from shared memory: B once while it is transposed, A on its way from shared
 //     memory to the registers wgmma can also take it from.
+//   - an element that comes out NaN or ±∞ is recomputed with fp32 FMAs from A and the caller's B (exactDot,
+//     kernel_helpers.cuh): TF32 rounding carries values near FLT_MAX to ∞ and the tensor cores may flush
+//     subnormals; long K is split into slices of at most 4096, summed in float64 (kernel_launch.cu).
 // TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once (transposedB in
 // device_kernels.h). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
 // matrices do. precision 'fp32' is not offered here: the plan keeps it on mma (3xTF32).
@@ -24,6 +27,7 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -31,6 +35,7 @@
 
 #include "cuda_check.h"
 #include "device_kernels.h"
+#include "kernel_helpers.cuh"
 #include "errors.h"
 
 namespace cuda_matmul {
@@ -176,7 +181,9 @@ __device__ __forceinline__ void loadFragmentA(uint32_t (&a)[4], const uint8_t* r
 
 // Each thread's accumulators, per the wgmma D fragment layout: warp w of the warpgroup holds rows
 // 16w + g and 16w + g + 8 (lane = 4g + t); d[4j..4j+1] are columns 8j + 2t, +1 of the first, d[4j+2..] of the second.
-__device__ __forceinline__ void storeAccumulators(const float (&d)[128], float* C, int64_t M, int64_t N, int64_t ldc,
+// A non-finite one is first recomputed exactly (exactDot) from A and B as the caller holds it.
+__device__ __forceinline__ void storeAccumulators(const float (&d)[128], const float* A, int64_t lda, const float* B,
+                                                  int64_t ldb, int64_t K, float* C, int64_t M, int64_t N, int64_t ldc,
                                                   int64_t rowBase, int64_t colBase, bool pairs) {
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, t = lane % 4;
@@ -188,7 +195,9 @@ __device__ __forceinline__ void storeAccumulators(const float (&d)[128], float* 
 #pragma unroll
     for (int j = 0; j < 32; ++j) {
       const int64_t col = colBase + j * 8 + 2 * t;
-      const float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
+      float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
+      if (!finite(v0) && col < N) v0 = exactDot(A + row * lda, B + col, ldb, K);
+      if (!finite(v1) && col + 1 < N) v1 = exactDot(A + row * lda, B + col + 1, ldb, K);
       if (pairs && col + 1 < N) {
         *reinterpret_cast<float2*>(cRow + col) = make_float2(v0, v1);
       } else {
@@ -202,10 +211,15 @@ __device__ __forceinline__ void storeAccumulators(const float (&d)[128], float* 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 // C (M×N) = A (M×K) · B, with A and Bᵀ (N×K) read through tensor maps. pairs: C's rows allow float2 stores.
+// A (lda) and B as the caller holds it (k×n, ldb): for the exact recomputation of non-finite results.
+// Split K: block row y of the grid multiplies slice y, sliceDepth deep (a multiple of kDepth), into C + y·sliceStride.
 __global__ void __launch_bounds__(kThreads, 1)
     wgmmaGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapBt, float* __restrict__ C,
-              int64_t M, int64_t K, int64_t N, int64_t ldc, bool pairs) {
+              int64_t M, int64_t K, int64_t N, int64_t ldc, bool pairs, const float* A, int64_t lda, const float* B,
+              int64_t ldb, int64_t sliceDepth, int64_t sliceStride) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  const int kBegin = sliceDepth > 0 ? static_cast<int>(blockIdx.y * sliceDepth) : 0;  // the host keeps it under 2^30
+  takeKSlice(blockIdx.y, sliceDepth, sliceStride, false, ldb, A, B, C, K);
   extern __shared__ uint8_t sharedBytes[];
   uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
   uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes);
@@ -233,8 +247,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int stage = kt % kStages;
         if (kt >= kStages) barrierWait(&empty[stage], ((kt / kStages) & 1) ^ 1);  // its last use has finished
         barrierExpectBytes(&full[stage], kStageBytes);
-        tmaLoad(tileA(stage), &mapA, kt * kDepth, blockRow, &full[stage]);
-        tmaLoad(tileB(stage), &mapBt, kt * kDepth, blockCol, &full[stage]);
+        tmaLoad(tileA(stage), &mapA, kBegin + kt * kDepth, blockRow, &full[stage]);
+        tmaLoad(tileB(stage), &mapBt, kBegin + kt * kDepth, blockCol, &full[stage]);
       }
     }
     return;
@@ -276,7 +290,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (kt < kTiles) consume(kt, std::integral_constant<int, 0>{});
   wgmmaWait<0>();
   pinRegisters(d);
-  storeAccumulators(d, C, M, N, ldc, blockRow + consumer * 64, blockCol, pairs);
+  storeAccumulators(d, A, lda, B, ldb, K, C, M, N, ldc, blockRow + consumer * 64, blockCol, pairs);
 #endif
 }
 
@@ -309,15 +323,16 @@ CUtensorMap tileMap(const float* matrix, int64_t rows, int64_t cols, int64_t ld,
   return map;
 }
 
+// TMA coordinates are 32-bit: K goes to the kernel in chunks of at most this many, each with tensor maps of its own.
+constexpr int64_t kMaxChunkDepth = int64_t{1} << 30;
+
 // o.b is Bᵀ (n×k, row pitch o.ldb ≥ k) rounded to TF32: see transposedB in device_kernels.h.
 void launchWgmma(const GemmOperands& o, Precision, cudaStream_t stream) {
   if (o.m == 0 || o.n == 0) return;
   if (!rowsAligned16(o.a, o.lda) || !rowsAligned16(o.b, o.ldb))
     throw MatmulError(ErrorKind::Failure, "internal error: wgmma needs A and Bᵀ rows 16-byte aligned");
-  // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
-  const int64_t depth = o.k > 0 ? o.k : 1;
-  const CUtensorMap mapA = tileMap(o.a, o.m, depth, o.lda, kBlockRows);
-  const CUtensorMap mapBt = tileMap(o.b, o.n, depth, o.ldb, kBlockCols);
+  if (o.n > INT32_MAX - kBlockCols || (o.slices == 1 && o.k > kMaxChunkDepth) || (o.slices > 1 && o.sliceDepth % kDepth != 0))
+    throw MatmulError(ErrorKind::Range, "wgmma: this shape needs the plan's split of K (internal error)");
   static std::atomic<uint64_t> optedIn{0};  // bit d: shared-memory opt-in done on device d (as in mma.cu)
   int device = 0;
   checkCuda(cudaGetDevice(&device), "cudaGetDevice");
@@ -327,11 +342,22 @@ void launchWgmma(const GemmOperands& o, Precision, cudaStream_t stream) {
               "cudaFuncSetAttribute(wgmma shared memory)");
     optedIn.fetch_or(bit, std::memory_order_relaxed);
   }
-  // A one-dimensional grid, which blockTile maps onto C.
+  // A one-dimensional grid in x, which blockTile maps onto C; the K slices of one chunk in y.
   const int64_t blocks = ((o.m + kBlockRows - 1) / kBlockRows) * ((o.n + kBlockCols - 1) / kBlockCols);
   if (blocks > INT32_MAX) throw MatmulError(ErrorKind::Range, "wgmma: the product has more blocks than one grid holds");
   const bool pairs = reinterpret_cast<uintptr_t>(o.c) % 8 == 0 && o.ldc % 2 == 0;
-  wgmmaGemm<<<static_cast<unsigned>(blocks), kThreads, kSharedBytes, stream>>>(mapA, mapBt, o.c, o.m, o.k, o.n, o.ldc, pairs);
+  const int64_t slicesPerChunk = o.slices == 1 ? 1 : std::max<int64_t>(1, kMaxChunkDepth / o.sliceDepth);
+  for (int64_t first = 0; first < o.slices; first += slicesPerChunk) {
+    const int64_t slices = std::min<int64_t>(slicesPerChunk, o.slices - first);
+    const int64_t begin = first * o.sliceDepth, depth = o.slices == 1 ? o.k : std::min(slices * o.sliceDepth, o.k - begin);
+    // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
+    const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, kBlockRows);
+    const CUtensorMap mapBt = tileMap(o.b + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, kBlockCols);
+    const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(slices));
+    wgmmaGemm<<<grid, kThreads, kSharedBytes, stream>>>(mapA, mapBt, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc,
+                                                        pairs, o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb,
+                                                        o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride);
+  }
 }
 
 }  // namespace

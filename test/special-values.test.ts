@@ -1,0 +1,128 @@
+// IEEE semantics and long K on every backend, kernel and precision, against a float64 reference: a result
+// element is NaN or ±Infinity exactly where the reference (rounded to float32) is; finite operands near FLT_MAX
+// stay finite where the exact result is; subnormals count. Long K stays within twice cuBLAS's error, measured
+// on the H100 by bench/accuracy.cu in the same way (2·K·2 products, U[-1,1]): SGEMM 2.9e-6, TF32 6.6e-4.
+import { info, matmul, Matrix, MatmulOptions } from '../lib';
+import { cuda, gpuSuiteName, randomMatrix, referenceProduct, relativeTo } from './helpers';
+
+const FLT_MAX = 3.4028234663852886e38;
+
+interface Variant {
+  name: string;
+  options: MatmulOptions;
+  longKBound: number;
+}
+const hopper = cuda.devices[0]?.computeCapability === '9.0';
+const VARIANTS: Variant[] = [
+  { name: 'cpu', options: { backend: 'cpu' }, longKBound: 2 * 2.9e-6 },
+  ...(info().backend === 'cuda'
+    ? ([
+        ...(['muld', 'blocktile', 'mma'] as const).map((kernel) => ({ name: `cuda ${kernel}`, options: { kernel }, longKBound: 2 * 2.9e-6 })),
+        { name: 'cuda auto', options: {}, longKBound: 2 * 2.9e-6 },
+        { name: 'cuda mma tf32', options: { kernel: 'mma', precision: 'tf32' }, longKBound: 2 * 6.6e-4 },
+        { name: 'cuda auto tf32', options: { precision: 'tf32' }, longKBound: 2 * 6.6e-4 },
+        ...(hopper ? [{ name: 'cuda wgmma tf32', options: { kernel: 'wgmma', precision: 'tf32' }, longKBound: 2 * 6.6e-4 }] : []),
+      ] as Variant[])
+    : []),
+];
+
+type Class = 'nan' | '+inf' | '-inf' | 'finite';
+function classOf(x: number): Class {
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return '+inf';
+  if (x === -Infinity) return '-inf';
+  return 'finite';
+}
+
+/** Elements whose class differs from the float64 reference rounded to float32. */
+function classMismatches(got: Float32Array, a: Float32Array, b: Float32Array, m: number, k: number, n: number): string[] {
+  const want = referenceProduct(a, b, m, k, n);
+  const wrong: string[] = [];
+  want.forEach((x, i) => {
+    const [w, g] = [classOf(Math.fround(x)), classOf(got[i])];
+    if (w !== g) wrong.push(`(${Math.floor(i / n)}, ${i % n}): ${g} where float64 gives ${w}`);
+  });
+  return wrong;
+}
+
+/** The finite elements agree with the reference within `tolerance` of Σ|a||b| (their own scale). */
+function finiteAgree(got: Float32Array, a: Float32Array, b: Float32Array, m: number, k: number, n: number, tolerance: number): boolean {
+  const want = referenceProduct(a, b, m, k, n);
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < n; j++) {
+      const w = want[i * n + j];
+      if (!Number.isFinite(Math.fround(w))) continue;
+      let scale = 0;
+      for (let p = 0; p < k; p++) scale += Math.abs(a[i * k + p] * b[p * n + j]);
+      if (Math.abs(got[i * n + j] - w) > tolerance * scale + 1e-40) return false;
+    }
+  return true;
+}
+
+// Special operands, each in its own row of A or column of B so that every case meets ordinary ones too.
+function specialInputs(m: number, k: number, n: number): [Float32Array, Float32Array] {
+  const a = randomMatrix(m * k), b = randomMatrix(k * n);
+  for (let i = 0; i < m * k; i += 7) a[i] *= 1e-39; // subnormals throughout
+  a[3 * k + 5] = Infinity;
+  a[7 * k + 2] = -Infinity;
+  a[11 * k + 9] = NaN;
+  a[13 * k + 1] = Infinity;
+  b[1 * n + 13] = 0; // +∞ · 0 = NaN at (13, 13) alone
+  a[24 * k + 4] = 1e-40;
+  b[4 * n + 20] = -Infinity; // −∞ · subnormal = −∞ at (24, 20)
+  // Finite operands that rounding to TF32 carries to ∞, in products whose exact sums stay far below FLT_MAX.
+  a[17 * k + 0] = FLT_MAX;
+  a[17 * k + 1] = -3.4025e38;
+  for (let j = 0; j < n; j++) {
+    b[0 * n + j] *= 0.5;
+    b[1 * n + j] *= 0.25;
+  }
+  return [a, b];
+}
+
+describe.each(VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, { options, longKBound }) => {
+  const [m, k, n] = [67, 45, 71];
+
+  test('±Infinity, NaN, values near FLT_MAX and subnormals: NaN and ±Infinity exactly where float64 has them (matmul)', async () => {
+    const [a, b] = specialInputs(m, k, n);
+    const c = await matmul(a, b, { m, k, n }, options);
+    expect(classMismatches(c, a, b, m, k, n)).toEqual([]);
+    expect(finiteAgree(c, a, b, m, k, n, options.precision === 'tf32' ? 3e-3 : 1e-5)).toBe(true);
+  });
+
+  test('the same on Matrices (device-resident operands)', async () => {
+    const [a, b] = specialInputs(m, k, n);
+    const { backend = 'cuda', kernel, precision } = options;
+    const [A, B] = await Promise.all([Matrix.from(a, m, k, { backend }), Matrix.from(b, k, n, { backend })]);
+    const c = await (await A.matmul(B, { kernel, precision })).toArray();
+    expect(classMismatches(c, a, b, m, k, n)).toEqual([]);
+  });
+
+  test('one +Infinity in a 1024×512×1024 product: its row is ±Infinity, the rest finite and right', async () => {
+    const [M, K, N] = [1024, 512, 1024];
+    const a = randomMatrix(M * K), b = randomMatrix(K * N);
+    a[100 * K + 77] = Infinity;
+    const c = await matmul(a, b, { m: M, k: K, n: N }, options);
+    for (let j = 0; j < N; j++) expect(c[100 * N + j]).toBe(b[77 * N + j] > 0 ? Infinity : -Infinity);
+    let nonFinite = 0;
+    c.forEach((x, i) => (nonFinite += Number.isFinite(x) || Math.floor(i / N) === 100 ? 0 : 1));
+    expect(nonFinite).toBe(0);
+  });
+
+  test.each([1, 1000, 100_000, 2_000_000])('long K: 2×%i×2 within twice cuBLAS', async (K) => {
+    const a = randomMatrix(2 * K), b = randomMatrix(K * 2);
+    const c = await matmul(a, b, { m: 2, k: K, n: 2 }, options);
+    expect(relativeTo(c, referenceProduct(a, b, 2, K, 2))).toBeLessThanOrEqual(Math.max(longKBound, options.precision === 'tf32' ? 1e-3 : 1e-6));
+  });
+});
+
+// 2·10^7 deep: 160 MB per operand; once per variant on the GPU (the CPU backend sums 384-deep blocks).
+const gpuVariants = VARIANTS.filter((v) => v.name !== 'cpu');
+(gpuVariants.length ? describe : describe.skip)(gpuSuiteName('long K, 2×20,000,000×2'), () => {
+  test.each(gpuVariants.map((v) => [v.name, v] as const))('%s within twice cuBLAS', async (_name, { options, longKBound }) => {
+    const K = 20_000_000;
+    const a = randomMatrix(2 * K), b = randomMatrix(K * 2);
+    const c = await matmul(a, b, { m: 2, k: K, n: 2 }, options);
+    expect(relativeTo(c, referenceProduct(a, b, 2, K, 2))).toBeLessThanOrEqual(longKBound);
+  });
+});
