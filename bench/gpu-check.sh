@@ -19,7 +19,7 @@ if [ -z "${SKIP_ACCURACY:-}" ]; then  # built while the tests run
     -o /tmp/accuracy > "$out/accuracy-build.log" 2>&1 &
 fi
 if [ -z "${SKIP_TESTS:-}" ]; then
-timeout 300 npx jest --ci --maxWorkers=4 --randomize ${JEST_ARGS:-} > "$out/jest.log" 2>&1
+timeout 420 npx jest --ci --maxWorkers=4 --randomize ${JEST_ARGS:-} > "$out/jest.log" 2>&1
 grep -E "^Tests:|^Test Suites:|✕" "$out/jest.log" > "$out/jest-summary.txt"
 timeout 70 compute-sanitizer --tool memcheck node bench/sanitize-shapes.js > "$out/memcheck.log" 2>&1
 timeout 70 compute-sanitizer --tool racecheck node bench/sanitize-shapes.js > "$out/racecheck.log" 2>&1

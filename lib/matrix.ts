@@ -5,8 +5,9 @@
 //
 // Program order: every operation on a Matrix observes every operation issued on it before, awaited or not.
 // Each Matrix remembers its last write and the reads issued since; an operation that reads it waits for that
-// write, one that writes it waits for the write and those reads, and disposing it frees its memory once all
-// of them have ended. (The wait is a Promise chain here; it does not yet stay on the device.)
+// write, one that writes it waits for the write and those reads, and disposing it frees its memory at once,
+// or when the last operation issued on it ends. (The wait is a Promise chain here; it does not yet stay on
+// the device.)
 import { native, NativeMatrixHandle } from './native';
 import { matrixDestination, readMatrixFrom, readMatrixProduct } from './validate';
 import type { GemmRead } from './validate';
@@ -39,6 +40,7 @@ export class Matrix {
   #disposed = false;
   #lastWrite: Promise<void> = settled;
   #readsSince: Promise<void>[] = [];
+  #pending = 0; // operations issued on this Matrix that have not ended
 
   private constructor(handle: NativeMatrixHandle) {
     this.#handle = handle;
@@ -93,7 +95,7 @@ export class Matrix {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    void Promise.all([this.#lastWrite, ...this.#readsSince]).then(() => this.#handle.dispose());
+    if (this.#pending === 0) this.#handle.dispose(); // else the last operation to end disposes it
   }
 
   [Symbol.dispose](): void {
@@ -112,9 +114,13 @@ export class Matrix {
 
   /** Runs `operation` once the operations it must follow have ended, and records it for the ones after it. */
   static #inOrder<T>(reads: Matrix[], writes: Matrix[], operation: () => Promise<T>): Promise<T> {
+    const involved = [...new Set([...reads, ...writes])];
     const waits = [...reads.map((m) => m.#lastWrite), ...writes.flatMap((m) => [m.#lastWrite, ...m.#readsSince])];
     const result = Promise.all(waits).then(operation);
-    const ended = result.then(ignore, ignore);
+    for (const m of involved) m.#pending++;
+    const ended = result.then(ignore, ignore).then(() => {
+      for (const m of involved) if (--m.#pending === 0 && m.#disposed) m.#handle.dispose();
+    });
     for (const m of reads) {
       m.#readsSince.push(ended);
       if (m.#readsSince.length > FOLD_READS) m.#readsSince = [Promise.all(m.#readsSince).then(ignore)];

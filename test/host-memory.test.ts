@@ -2,6 +2,7 @@
 // plain memory otherwise; the behaviour is the same).
 import { types } from 'util';
 import { allocHost, freeHost, info, matmul, matmulSync } from '../lib';
+import { runScenario } from './child';
 import { relativeError } from './helpers';
 
 function fillRandom(array: Float32Array): Float32Array {
@@ -58,5 +59,19 @@ test('info().memory reports what the library holds', () => {
     expect(typeof memory[key]).toBe('number');
     expect(memory[key]).toBeGreaterThanOrEqual(0);
   }
-  expect(memory.deviceBytesInUse).toBe(0); // nothing in flight
+});
+
+// In a fresh process: in this one, another suite's Matrices may live until the garbage collector takes them.
+test('info().memory: nothing in use once the products (allocHost arrays too) have ended', () => {
+  const result = runScenario(`
+    const { allocHost, freeHost, info, matmul } = require(ROOT);
+    (async () => {
+      for (const [m, k, n] of [[97, 131, 61], [300, 200, 100], [1500, 700, 900]]) {
+        const a = allocHost(m * k).fill(0.5), b = new Float32Array(k * n).fill(2);
+        await matmul(a, b, { m, k, n });
+        freeHost(a);
+      }
+      console.log('in use', info().memory.deviceBytesInUse);
+    })();`);
+  expect(result.output).toContain('in use 0');
 });
