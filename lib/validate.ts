@@ -29,6 +29,7 @@ const typedArrayGetters = {
   byteLength: builtinGetter(TypedArrayPrototype, 'byteLength')!,
 };
 const resizableGetter = builtinGetter(ArrayBuffer.prototype, 'resizable'); // absent before ES2024 runtimes
+const arrayBufferByteLength = builtinGetter(ArrayBuffer.prototype, 'byteLength')!;
 const arrayBufferSlice = ArrayBuffer.prototype.slice;
 
 const lengthOf = (array: Float32Array) => typedArrayGetters.length.call(array) as number;
@@ -36,8 +37,8 @@ const bufferOf = (array: Float32Array) => typedArrayGetters.buffer.call(array) a
 
 function isDetached(array: Float32Array): boolean {
   const buffer = bufferOf(array);
-  if (types.isSharedArrayBuffer(buffer)) return false;
-  // Node 20 has no ArrayBuffer.prototype.detached; a detached buffer refuses slice().
+  if (types.isSharedArrayBuffer(buffer) || arrayBufferByteLength.call(buffer) !== 0) return false;
+  // Node 20 has no ArrayBuffer.prototype.detached; an empty buffer is detached if it refuses slice().
   try {
     arrayBufferSlice.call(buffer, 0, 0);
     return false;

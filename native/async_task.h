@@ -3,11 +3,12 @@
 // Promise with the matching JavaScript error (js_errors.h). Both functions are destroyed on the JavaScript
 // thread, so they may own Napi::References and held arrays.
 //
-// Teardown. An environment's tasks go through its own queue, which hands the thread pool no more of them than
-// it has threads, so that when the environment ends (a Worker terminated, process.exit) the products not yet
-// started are dropped rather than run: a running one finishes, the rest never start. A task completing while
-// its environment is torn down cannot settle its Promise (no JavaScript may run); that is how the queue learns
-// of the teardown, and nothing is thrown out of the completion callback.
+// Teardown. An environment's tasks go through its own queue, which hands the thread pool a bounded number of
+// them, so that when the environment ends (a Worker terminated, process.exit) the products not yet started are
+// dropped rather than run: a running one finishes; the rest are cancelled, or skip their work when a thread
+// takes them. A task completing while its environment is torn down cannot settle its Promise (no JavaScript
+// may run); that is how the queue learns of a Worker's termination (process.exit tells it through stopTasks),
+// and nothing is thrown out of the completion callback.
 #pragma once
 
 #include <napi.h>
