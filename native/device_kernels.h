@@ -25,7 +25,7 @@ struct GemmOperands {
   int slices = 1;
   int64_t sliceDepth = 0, sliceStride = 0;
   // B as the caller holds it (k×n, row pitch exactLdb), for the exact recomputation of non-finite results
-  // (kernel_helpers.cuh, exactDot): b itself, except for kernels that read a transposed, rounded copy.
+  // (kernel_helpers.cuh, recomputeNonFinite): b itself, except for kernels that read a transposed, rounded copy.
   const float* exactB = nullptr;
   int64_t exactLdb = 0;
 };

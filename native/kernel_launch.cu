@@ -28,7 +28,7 @@ __global__ void sumSlices(const float* __restrict__ partials, int64_t pitch, int
 
 ProductLaunch::ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows, int64_t n, int64_t k)
     : plan_(plan), kernel_(deviceKernel(plan)), pitch_(paddedPitch(n)) {
-  split_ = chooseKSplit(plan.kernel, maxRows, pitch_, k);
+  split_ = chooseKSplit(plan.kernel, plan.precision, maxRows, pitch_, k);
   if (splits()) workspace_.emplace(device, sizeof(float) * static_cast<size_t>(split_.slices * maxRows * pitch_));
 }
 

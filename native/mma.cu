@@ -12,9 +12,9 @@
 //   - 16-byte copies where every row of A, B and C starts 16-byte aligned (row pitches multiples of 4 floats,
 //     aligned base pointers; the host wrapper pads rows so), 4-byte copies otherwise: any shape and offset
 //     works, the aligned case runs faster.
-//   - IEEE special values: an element that comes out NaN or ±∞ is recomputed with fp32 FMAs (exactDot,
-//     kernel_helpers.cuh), since splitting ∞ gives ∞ − ∞; both precisions sum each 8-deep slice from zero
-//     and add it to the running sum rounding to nearest, and long K is split (kernel_launch.cu).
+//   - IEEE special values: an element that comes out NaN or ±∞ is recomputed with fp32 FMAs
+//     (recomputeNonFinite, kernel_helpers.cuh), since splitting ∞ gives ∞ − ∞; long K is split into slices
+//     summed in float64 (kernel_launch.cu).
 // Tile shapes: the planner (plan.cpp) picks one of the configurations below per shape, from the measurements
 // in bench/NOTES.md ("Step 2").
 #include <cuda_runtime.h>
@@ -130,27 +130,29 @@ __device__ __forceinline__ void multiplySlice(float (&acc)[Cfg::kFragsM][Cfg::kF
     split<PASSES>(a[8 * Cfg::kStrideA + 4], aBig[3], aSmall[3]);
 #pragma unroll
     for (int j = 0; j < Cfg::kFragsN; ++j) {
-      // The tensor cores round their fp32 sums toward zero. Into the running sum, that error grows with K
-      // (fp32: 2.9e-5 at K=4096, 25× cuBLAS; tf32: 5.9e-2 at K=2·10^7, 90× cuBLAS TF32); so this slice's
-      // products are summed from zero, the small terms first, and added to the running sum with a
-      // round-to-nearest FADD (bench/NOTES.md, step 2 and "Long K").
-      float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
       if constexpr (PASSES == 3) {
+        // The tensor cores round their fp32 sums toward zero. Into the running sum, that error grows with K
+        // (2.9e-5 at K=4096, 25× cuBLAS); so this slice's three products are summed from zero, the small
+        // terms first, and added to the running sum with a round-to-nearest FADD (bench/NOTES.md, step 2).
+        // tf32 accumulates in the tensor cores, as cuBLAS TF32 does, and long K is split (kernel_launch.cu).
+        float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
         mma16x8x8(part, aSmall, bBig[j]);
         mma16x8x8(part, aBig, bSmall[j]);
-      }
-      mma16x8x8(part, aBig, bBig[j]);
+        mma16x8x8(part, aBig, bBig[j]);
 #pragma unroll
-      for (int q = 0; q < 4; ++q) acc[i][j][q] += part[q];
+        for (int q = 0; q < 4; ++q) acc[i][j][q] += part[q];
+      } else {
+        mma16x8x8(acc[i][j], aBig, bBig[j]);
+      }
     }
   }
 }
 
-// Writes this warp's accumulators to C; a non-finite one is first recomputed exactly (exactDot) from A and B.
+// Writes this thread's accumulators to C; returns 0, or NaN if one of them is not finite (nonFiniteProbe).
 template <class Cfg, bool VECTOR>
-__device__ __forceinline__ void storeTile(const float (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], const float* A, int64_t lda,
-                                          const float* B, int64_t ldb, int64_t K, float* C, int64_t M, int64_t N,
-                                          int64_t ldc, int64_t rowBase, int64_t colBase, int g, int t) {
+__device__ __forceinline__ float storeTile(const float (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], float* C, int64_t M,
+                                           int64_t N, int64_t ldc, int64_t rowBase, int64_t colBase, int g, int t) {
+  float probe = 0.0f;
 #pragma unroll
   for (int i = 0; i < Cfg::kFragsM; ++i)
 #pragma unroll
@@ -161,9 +163,8 @@ __device__ __forceinline__ void storeTile(const float (&acc)[Cfg::kFragsM][Cfg::
 #pragma unroll
       for (int j = 0; j < Cfg::kFragsN; ++j) {
         const int64_t col = colBase + j * 8 + 2 * t;
-        float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
-        if (!finite(v0) && col < N) v0 = exactDot(A + row * lda, B + col, ldb, K);
-        if (!finite(v1) && col + 1 < N) v1 = exactDot(A + row * lda, B + col + 1, ldb, K);
+        const float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
+        probe = nonFiniteProbe(v1, nonFiniteProbe(v0, probe));
         if (VECTOR && col + 1 < N) {
           *reinterpret_cast<float2*>(cRow + col) = make_float2(v0, v1);
         } else {
@@ -172,6 +173,7 @@ __device__ __forceinline__ void storeTile(const float (&acc)[Cfg::kFragsM][Cfg::
         }
       }
     }
+  return probe;
 }
 
 template <class Cfg, int PASSES, bool VECTOR>
@@ -221,7 +223,9 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   }
   waitForCopies<0>();
 
-  storeTile<Cfg, VECTOR>(acc, A, lda, B, ldb, K, C, M, N, ldc, blockRow + warpRow, blockCol + warpCol, g, t);
+  const int64_t rowBase = blockRow + warpRow, colBase = blockCol + warpCol;
+  if (!finite(storeTile<Cfg, VECTOR>(acc, C, M, N, ldc, rowBase, colBase, g, t)))
+    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + g, 2 * Cfg::kFragsM, colBase + 2 * t, Cfg::kFragsN);
 #endif
 }
 

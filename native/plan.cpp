@@ -125,7 +125,7 @@ MatmulRequest productRequest(const GemmShape& shape, Kernel kernel, Precision pr
 // which that path does not make, and a split of K needs device memory for its partial results.
 bool runsInline(const KernelPlan& plan, const MatmulRequest& r) {
   return r.m > 0 && r.k > 0 && r.n > 0 && plan.kernel != Kernel::Wgmma && cudaInlineFits(r) &&
-         chooseKSplit(plan.kernel, r.m, r.n, r.k).slices == 1;  // a split needs device memory for its partials
+         chooseKSplit(plan.kernel, plan.precision, r.m, r.n, r.k).slices == 1;  // a split needs device memory for its partials
 }
 
 }  // namespace

@@ -41,20 +41,20 @@ inline bool wgmmaPaysFor(int64_t m, int64_t k, int64_t n) { return m >= 1024 && 
 // grows with K: at 2×20,000,000×2 mma had 2.0e-5 and blocktile 8.2e-5 against cuBLAS SGEMM's 2.9e-6, and mma's
 // tf32 5.9e-2 against cuBLAS TF32's 6.6e-4. Past a kernel's slice depth, K is split: each slice is summed into a
 // partial result, and the partials are added in float64 (kernel_launch.cu). The depths keep one slice's error
-// near cuBLAS's: the FFMA kernels add one product at a time (1024), mma adds 8-deep sums rounded to nearest
-// (8192), wgmma accumulates in the tensor cores (4096). The partials take slices × rows × pitch floats of
+// near cuBLAS's: the FFMA kernels add one product at a time (1024), mma in fp32 adds 8-deep sums rounded to
+// nearest (8192), tf32 accumulates in the tensor cores (4096, where its error is cuBLAS TF32's). The partials take slices × rows × pitch floats of
 // device memory, at most kSplitWorkspaceBytes: a product too large for two slices there is not split.
 constexpr int64_t kSplitWorkspaceBytes = int64_t{64} << 20;
 constexpr int64_t kMaxSlices = 65535;  // a grid's z (wgmma: y) dimension
 constexpr int64_t kSliceAlignment = 32;  // whole k tiles of every kernel, and 16-byte aligned slices of A
 
-constexpr int64_t sliceDepthFor(Kernel kernel) {
+constexpr int64_t sliceDepthFor(Kernel kernel, Precision precision) {
   switch (kernel) {
     case Kernel::Muld:
     case Kernel::BlockTile:
       return 1024;
     case Kernel::Mma:
-      return 8192;
+      return precision == Precision::Fp32 ? 8192 : 4096;
     case Kernel::Wgmma:
       return 4096;
     case Kernel::Auto:
@@ -69,8 +69,8 @@ struct KSplit {
 };
 
 // How a launch of up to `rows` rows of C (row pitch `pitch`) splits K.
-inline KSplit chooseKSplit(Kernel kernel, int64_t rows, int64_t pitch, int64_t k) {
-  const int64_t depth = sliceDepthFor(kernel);
+inline KSplit chooseKSplit(Kernel kernel, Precision precision, int64_t rows, int64_t pitch, int64_t k) {
+  const int64_t depth = sliceDepthFor(kernel, precision);
   if (k <= depth || rows == 0 || pitch == 0) return {};
   const int64_t fit = kSplitWorkspaceBytes / (rows * pitch * static_cast<int64_t>(sizeof(float)));
   const int64_t slices = std::min({(k + depth - 1) / depth, fit, kMaxSlices});

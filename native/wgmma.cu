@@ -15,8 +15,8 @@
 //   - operands are rounded to TF32 (as mma's tf32 mode and cuBLAS do), not truncated, which is what wgmma
 //     does to float32 bits read from shared memory: B once while it is transposed, A on its way from shared
 //     memory to the registers wgmma can also take it from.
-//   - an element that comes out NaN or ±∞ is recomputed with fp32 FMAs from A and the caller's B (exactDot,
-//     kernel_helpers.cuh): TF32 rounding carries values near FLT_MAX to ∞ and the tensor cores may flush
+//   - an element that comes out NaN or ±∞ is recomputed with fp32 FMAs from A and the caller's B
+//     (recomputeNonFinite, kernel_helpers.cuh): TF32 rounding carries values near FLT_MAX to ∞ and the tensor cores may flush
 //     subnormals; long K is split into slices of at most 4096, summed in float64 (kernel_launch.cu).
 // TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once (transposedB in
 // device_kernels.h). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
@@ -181,10 +181,10 @@ __device__ __forceinline__ void loadFragmentA(uint32_t (&a)[4], const uint8_t* r
 
 // Each thread's accumulators, per the wgmma D fragment layout: warp w of the warpgroup holds rows
 // 16w + g and 16w + g + 8 (lane = 4g + t); d[4j..4j+1] are columns 8j + 2t, +1 of the first, d[4j+2..] of the second.
-// A non-finite one is first recomputed exactly (exactDot) from A and B as the caller holds it.
-__device__ __forceinline__ void storeAccumulators(const float (&d)[128], const float* A, int64_t lda, const float* B,
-                                                  int64_t ldb, int64_t K, float* C, int64_t M, int64_t N, int64_t ldc,
-                                                  int64_t rowBase, int64_t colBase, bool pairs) {
+// Returns 0, or NaN if one of them is not finite (nonFiniteProbe).
+__device__ __forceinline__ float storeAccumulators(const float (&d)[128], float* C, int64_t M, int64_t N, int64_t ldc,
+                                                   int64_t rowBase, int64_t colBase, bool pairs) {
+  float probe = 0.0f;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, t = lane % 4;
 #pragma unroll
@@ -195,9 +195,8 @@ __device__ __forceinline__ void storeAccumulators(const float (&d)[128], const f
 #pragma unroll
     for (int j = 0; j < 32; ++j) {
       const int64_t col = colBase + j * 8 + 2 * t;
-      float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
-      if (!finite(v0) && col < N) v0 = exactDot(A + row * lda, B + col, ldb, K);
-      if (!finite(v1) && col + 1 < N) v1 = exactDot(A + row * lda, B + col + 1, ldb, K);
+      const float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
+      probe = nonFiniteProbe(v1, nonFiniteProbe(v0, probe));
       if (pairs && col + 1 < N) {
         *reinterpret_cast<float2*>(cRow + col) = make_float2(v0, v1);
       } else {
@@ -206,6 +205,7 @@ __device__ __forceinline__ void storeAccumulators(const float (&d)[128], const f
       }
     }
   }
+  return probe;
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -290,7 +290,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (kt < kTiles) consume(kt, std::integral_constant<int, 0>{});
   wgmmaWait<0>();
   pinRegisters(d);
-  storeAccumulators(d, A, lda, B, ldb, K, C, M, N, ldc, blockRow + consumer * 64, blockCol, pairs);
+  const int64_t rowBase = blockRow + consumer * 64;
+  if (!finite(storeAccumulators(d, C, M, N, ldc, rowBase, blockCol, pairs))) {
+    const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + warp * 16 + lane / 4, 2, blockCol + 2 * (lane % 4), 32);
+  }
 #endif
 }
 
