@@ -39,7 +39,8 @@ __device__ __forceinline__ bool finite(float x) { return (__float_as_uint(x) & 0
 // C(row, col) for rows row0 + 8r (r < rowCount) and columns col0 + 8c + q (c < colCount, q < 2), the pattern
 // of mma's and wgmma's accumulator fragments: each such element of C that is not finite is recomputed as the
 // fp32 dot product of A's row and B's column (A row-major, lda; B row-major k×n, ldb), in order.
-__device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
+// (static: one copy per kernel file, called out of line.)
+static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
                                                 int64_t ldb, int64_t M, int64_t N, int64_t K, int64_t row0, int rowCount,
                                                 int64_t col0, int colCount) {
 #pragma unroll 1
