@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "cpu_gemm.h"
@@ -77,6 +78,38 @@ Backend resolveBackend(const MatmulRequest& request) {
   return Backend::Cpu;
 }
 
+// Matrices hold at most 2^53 − 1 elements (exact JavaScript integers), so rows·cols never wraps.
+constexpr int64_t kMaxMatrixElements = (int64_t{1} << 53) - 1;
+
+void requireSamePlace(const MatrixData& a, const MatrixData& b, const MatrixData& c, const char* what) {
+  if (a.backend != b.backend || a.device != b.device || c.backend != a.backend || c.device != a.device)
+    throw MatmulError(ErrorKind::Range, std::string("matrix: ") + what + " must live on the same backend and device");
+}
+
+std::string dims(int64_t rows, int64_t cols) { return std::to_string(rows) + "×" + std::to_string(cols); }
+
+// Floats a rows×cols matrix takes on a device: rows padded to 4 floats (device_kernels.h, paddedPitch).
+double deviceFloats(int64_t rows, int64_t cols) { return double(rows) * double((cols + 3) / 4 * 4); }
+
+std::string gigabytes(double bytes) {
+  const std::string text = std::to_string(bytes / 1e9);
+  return text.substr(0, text.find('.') + 3) + " GB";
+}
+
+// What needs more memory than the device has at all can never run there: a RangeError naming it, before
+// anything is allocated. (Running out of the memory free now is a cudaErrorMemoryAllocation Error instead.)
+void requireDeviceRoom(const CudaDeviceInfo& device, double floats, const std::string& what) {
+  const double bytes = floats * sizeof(float);
+  if (bytes > double(device.totalMemory))
+    throw MatmulError(ErrorKind::Range, what + " needs " + gigabytes(bytes) + " of device memory; device " +
+                                            std::to_string(device.index) + " (" + device.name + ") has " +
+                                            gigabytes(double(device.totalMemory)));
+}
+
+std::string productText(int64_t m, int64_t k, int64_t n) {
+  return "shape: the " + std::to_string(m) + "×" + std::to_string(k) + "×" + std::to_string(n) + " product";
+}
+
 const CudaDeviceInfo& checkDevice(int device) {
   const auto& devices = cudaStatus().devices;
   if (device < 0 || device >= static_cast<int>(devices.size()))
@@ -142,12 +175,14 @@ void runMatmul(const MatmulRequest& r) {
     cpuGemm(r.a, r.b, r.c, r.m, r.k, r.n);  // fp32 whatever the precision asked: 'tf32' only permits less
     return;
   }
-  const KernelPlan plan = planKernel(r, checkDevice(r.device));
+  const CudaDeviceInfo& device = checkDevice(r.device);
+  const KernelPlan plan = planKernel(r, device);
   if (r.m == 0 || r.n == 0) return;
   if (r.k == 0) {  // an empty sum: zeros, with no device round trip
     std::fill(r.c, r.c + r.m * r.n, 0.0f);
     return;
   }
+  requireDeviceRoom(device, deviceFloats(r.m, r.k) + deviceFloats(r.k, r.n) + deviceFloats(r.m, r.n), productText(r.m, r.k, r.n));
   if (runsInline(plan, r)) {  // matmulSync, or a small call that found the inline path full
     const auto product = cudaStartInline(plan, r);
     cudaInlineWait(*product);
@@ -169,7 +204,8 @@ std::shared_ptr<MatrixData> runMatrixUpload(const float* data, int64_t rows, int
     matrix->onHost.assign(data, data + rows * cols);
     return matrix;
   }
-  checkDevice(device);
+  requireDeviceRoom(checkDevice(device), deviceFloats(rows, cols),
+                    "rows: a " + dims(rows, cols) + " Matrix");
   matrix->device = device;
   matrix->onDevice = cudaUploadResident(device, data, rows, cols, pinned);
   return matrix;
@@ -188,26 +224,16 @@ std::shared_ptr<MatrixData> allocateMatrixLike(const MatrixData& a, int64_t rows
   matrix->device = a.device;
   matrix->rows = rows;
   matrix->cols = cols;
-  if (a.backend == Backend::Cpu)
+  if (a.backend == Backend::Cpu) {
     matrix->onHost.resize(static_cast<size_t>(rows * cols));
-  else
+  } else {
+    requireDeviceRoom(checkDevice(a.device), deviceFloats(rows, cols),
+                      "matrix: the " + dims(rows, cols) + " product");
     matrix->onDevice = cudaAllocateResident(a.device, rows, cols);
+  }
   return matrix;
 }
 
-namespace {
-
-// Matrices hold at most 2^53 − 1 elements (exact JavaScript integers), so rows·cols never wraps.
-constexpr int64_t kMaxMatrixElements = (int64_t{1} << 53) - 1;
-
-void requireSamePlace(const MatrixData& a, const MatrixData& b, const MatrixData& c, const char* what) {
-  if (a.backend != b.backend || a.device != b.device || c.backend != a.backend || c.device != a.device)
-    throw MatmulError(ErrorKind::Range, std::string("matrix: ") + what + " must live on the same backend and device");
-}
-
-std::string dims(int64_t rows, int64_t cols) { return std::to_string(rows) + "×" + std::to_string(cols); }
-
-}  // namespace
 
 void checkMatrixProduct(const MatrixData& a, const MatrixData& b, const MatrixData* out) {
   requireSamePlace(a, b, out ? *out : a, "both operands and out");
@@ -283,8 +309,10 @@ void runGemm(const GemmRequest& r) {
     for (int64_t i = 0; i < r.batch; ++i) cpuGemmStep(r.a + i * r.strideA, r.b + i * r.strideB, r.c + i * r.strideC, s);
     return;
   }
-  const KernelPlan plan = planKernel(request, checkDevice(r.device));
+  const CudaDeviceInfo& device = checkDevice(r.device);
+  const KernelPlan plan = planKernel(request, device);
   if (s.m == 0 || s.n == 0) return;
+  requireDeviceRoom(device, deviceFloats(s.m, s.k) + deviceFloats(s.k, s.n) + deviceFloats(s.m, s.n), productText(s.m, s.k, s.n));
   for (int64_t i = 0; i < r.batch; ++i) {
     auto a = cudaUploadResident(r.device, r.a + i * r.strideA, aShape.rows, aShape.cols, r.pinnedA);
     auto b = cudaUploadResident(r.device, r.b + i * r.strideB, bShape.rows, bShape.cols, r.pinnedB);

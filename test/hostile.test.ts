@@ -5,7 +5,7 @@
 import { gemm, Matrix, matmul, matmulSync } from '../lib';
 import { native } from '../lib/native';
 import { describeChild, runScenario } from './child';
-import { randomMatrix, relativeError, thrownBy } from './helpers';
+import { describeGpu, gpuSuiteName, randomMatrix, relativeError, thrownBy } from './helpers';
 
 const transfer = (array: Float32Array) => structuredClone(array.buffer, { transfer: [array.buffer as ArrayBuffer] });
 
@@ -148,6 +148,19 @@ describe('sizes are checked before anything is allocated', () => {
     const W = await Matrix.from(randomMatrix(400_000), 2, 200_000, { backend: 'cpu' });
     // The result would be 200000×200000 (160 GB): allocating it first would fail as out of memory.
     await expect(X.matmul(W)).rejects.toThrow(/^matrix: a 200000×1 matrix cannot multiply a 2×200000 one/);
+  });
+
+  describeGpu(gpuSuiteName('more than the device holds'), () => {
+    test('a Matrix product larger than the device: RangeError naming the product, before allocating; later ones work', async () => {
+      const x = randomMatrix(200_000), v = randomMatrix(3);
+      const [X, W, V] = await Promise.all([
+        Matrix.from(x, 200_000, 1, { backend: 'cuda' }),
+        Matrix.from(randomMatrix(200_000), 1, 200_000, { backend: 'cuda' }),
+        Matrix.from(v, 1, 3, { backend: 'cuda' }),
+      ]);
+      await expect(X.matmul(W)).rejects.toThrow(/^matrix: the 200000×200000 product needs 160\.00 GB of device memory; device 0 /);
+      expect(relativeError(await (await X.matmul(V)).toArray(), x, v, 200_000, 1, 3)).toBeLessThanOrEqual(1e-6);
+    });
   });
 
   test.each([
