@@ -1,5 +1,6 @@
 #include "held_array.h"
 
+#include <dlfcn.h>
 #include <v8.h>
 
 #include <cstring>
@@ -21,6 +22,17 @@ v8::Local<v8::TypedArray> asTypedArray(napi_value value) {
   return local.As<v8::TypedArray>();
 }
 
+// Whether user JavaScript can resize the buffer. BackingStore::IsResizableByUserJavaScript appeared in V8 11
+// (Node 20); Node 18's V8 makes no resizable buffers by default. The method is looked up when the addon loads,
+// so that the addon still loads and runs where it is missing (it is a plain const member function: `this` is
+// its only argument).
+bool resizable(const v8::BackingStore& store) {
+  using Query = bool (*)(const v8::BackingStore*);
+  static const Query query =
+      reinterpret_cast<Query>(dlsym(RTLD_DEFAULT, "_ZNK2v812BackingStore27IsResizableByUserJavaScriptEv"));
+  return query != nullptr && query(&store);
+}
+
 [[noreturn]] void typeError(const char* name, const std::string& what) {
   throw MatmulError(ErrorKind::Type, std::string(name) + ": " + what);
 }
@@ -33,7 +45,7 @@ HeldArray HeldArray::take(const Napi::Value& value, const char* name) {
   const auto array = value.As<Napi::Float32Array>();
   if (array.ArrayBuffer().IsDetached()) typeError(name, "its ArrayBuffer is detached (transferred or freed)");
   std::shared_ptr<v8::BackingStore> store = asTypedArray(array)->Buffer()->GetBackingStore();
-  if (store->IsResizableByUserJavaScript())
+  if (resizable(*store))
     typeError(name, "its ArrayBuffer is resizable, and could shrink under a running product; pass a copy (array.slice())");
   HeldArray held;
   held.store_ = std::move(store);
