@@ -49,6 +49,7 @@ function isDetached(array: Float32Array): boolean {
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an Array';
   if (ArrayBuffer.isView(value)) return `a ${Object.prototype.toString.call(value).slice(8, -1)}`;
   if (typeof value === 'object') return 'an object';
@@ -57,7 +58,10 @@ function describe(value: unknown): string {
 
 function checkFloat32Array(value: unknown, name: string): asserts value is Float32Array {
   // util.types works across realms (vm contexts, jest), where instanceof would not.
-  if (!types.isFloat32Array(value)) throw new TypeError(`${name}: expected a Float32Array, got ${describe(value)}`);
+  if (!types.isFloat32Array(value)) {
+    const convertible = Array.isArray(value) || (ArrayBuffer.isView(value) && !types.isDataView(value));
+    throw new TypeError(`${name}: expected a Float32Array, got ${describe(value)}${convertible ? ` (convert it with Float32Array.from(${name}))` : ''}`);
+  }
   if (isDetached(value)) throw new TypeError(`${name}: its ArrayBuffer is detached (transferred or freed)`);
   const buffer = bufferOf(value);
   if (!types.isSharedArrayBuffer(buffer) && resizableGetter?.call(buffer) === true)

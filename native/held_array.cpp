@@ -40,8 +40,11 @@ bool resizable(const v8::BackingStore& store) {
 }  // namespace
 
 HeldArray HeldArray::take(const Napi::Value& value, const char* name) {
-  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
-    typeError(name, "expected a Float32Array, got " + describeValue(value));
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
+    const bool convertible = value.IsArray() || value.IsTypedArray();
+    typeError(name, "expected a Float32Array, got " + describeValue(value) +
+                        (convertible ? std::string(" (convert it with Float32Array.from(") + name + "))" : ""));
+  }
   const auto array = value.As<Napi::Float32Array>();
   if (array.ArrayBuffer().IsDetached()) typeError(name, "its ArrayBuffer is detached (transferred or freed)");
   std::shared_ptr<v8::BackingStore> store = asTypedArray(array)->Buffer()->GetBackingStore();

@@ -57,8 +57,18 @@ void checkKernelOnCpu(Kernel kernel) {
     throw MatmulError(ErrorKind::Range, "kernel: '" + kernelName(kernel) + "' is a CUDA kernel and cannot run on backend 'cpu'");
 }
 
+const CudaDeviceInfo& checkDevice(int device) {
+  const auto& devices = cudaStatus().devices;
+  if (device < 0 || device >= static_cast<int>(devices.size()))
+    throw MatmulError(ErrorKind::Range, "device: " + std::to_string(device) + " does not exist; " +
+                                            std::to_string(devices.size()) + " CUDA device(s) found");
+  return devices[device];
+}
+
 Backend resolveBackend(const MatmulRequest& request) {
   const CudaStatus& cuda = cudaStatus();
+  // A device other than the default must exist, with or without a GPU, whatever the backend.
+  if (request.device != 0) checkDevice(request.device);
   switch (request.backend) {
     case Backend::Cpu:
       checkKernelOnCpu(request.kernel);
@@ -110,13 +120,6 @@ std::string productText(int64_t m, int64_t k, int64_t n) {
   return "shape: the " + std::to_string(m) + "×" + std::to_string(k) + "×" + std::to_string(n) + " product";
 }
 
-const CudaDeviceInfo& checkDevice(int device) {
-  const auto& devices = cudaStatus().devices;
-  if (device < 0 || device >= static_cast<int>(devices.size()))
-    throw MatmulError(ErrorKind::Range, "device: " + std::to_string(device) + " does not exist; " +
-                                            std::to_string(devices.size()) + " CUDA device(s) found");
-  return devices[device];
-}
 
 // 'auto' takes the fastest kernel measured (bench/NOTES.md): wgmma for large tf32 products on an H100/H200,
 // otherwise the tensor-core kernel where the device has tensor cores it can use (3xTF32 beats FFMA at every
@@ -239,7 +242,8 @@ void checkMatrixProduct(const MatrixData& a, const MatrixData& b, const MatrixDa
   requireSamePlace(a, b, out ? *out : a, "both operands and out");
   if (a.cols != b.rows)
     throw MatmulError(ErrorKind::Range, "matrix: a " + dims(a.rows, a.cols) + " matrix cannot multiply a " +
-                                            dims(b.rows, b.cols) + " one (a's columns must equal the other's rows)");
+                                            dims(b.rows, b.cols) + " one: its " + std::to_string(a.cols) +
+                                            " columns must equal the other's " + std::to_string(b.rows) + " rows");
   if (b.cols != 0 && a.rows > kMaxMatrixElements / b.cols)
     throw MatmulError(ErrorKind::Range, "matrix: the product would be " + dims(a.rows, b.cols) +
                                             ", more elements than a Matrix can hold (2^53 − 1)");

@@ -146,3 +146,16 @@ describe('allocHost and freeHost arguments', () => {
     expect(thrownBy(() => freeHost(array)).message).toMatch(/^array: .*detached/);
   });
 });
+
+describe('messages a user can act on', () => {
+  test('a missing shape says undefined; an array of another type says how to convert it', async () => {
+    await expect(matmul(A, B, undefined as never)).rejects.toThrow(/^shape: expected an object \{ m, k, n \}, got undefined$/);
+    await expect(matmul(new Float64Array(6) as never, B, shape)).rejects.toThrow(/^a: expected a Float32Array, got a Float64Array \(convert it with Float32Array\.from\(a\)\)/);
+    expect(thrownBy(() => native.matmulSync([1, 2, 3, 4, 5, 6] as never, B, shape, {})).message).toMatch(/^a: expected a Float32Array, got an Array \(convert it with Float32Array\.from\(a\)\)/);
+  });
+
+  test('a device that does not exist is a RangeError on every backend, with or without a GPU', async () => {
+    for (const backend of ['auto', 'cpu', 'cuda'] as const)
+      await expect(matmul(A, B, shape, { backend, device: 3 })).rejects.toThrow(/^device: 3 does not exist; \d+ CUDA device\(s\) found/);
+  });
+});
