@@ -1,6 +1,6 @@
 // Real packaging: `npm pack` (which runs prepack: tsc + prebuildify through node-gyp and binding.gyp),
 // install the tarball into an empty project with npm's defaults (dependency install scripts blocked),
-// then require it, import it as ESM, type-check against its types, and multiply.
+// then require it, import it as ESM, type-check against its types, multiply, and run its command.
 import { execFileSync, ExecFileSyncOptions } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -45,6 +45,12 @@ packageTest(
       const c = matmulSync(new Float32Array([1, 2, 3, 4]), new Float32Array([5, 6, 7, 8]), { m: 2, k: 2, n: 2 });
       console.log(JSON.stringify({ c: Array.from(c), backend: info().backend }));`], { cwd: app });
     expect(JSON.parse(cjs).c).toEqual([19, 22, 43, 50]);
+
+    // The command-line entry, as a user runs it from the project.
+    const state = JSON.parse(run('npx', ['--no-install', 'cuda-matmul', 'info', '--json'], { cwd: app }));
+    expect(['cuda', 'cpu']).toContain(state.backend);
+    run('npx', ['--no-install', 'cuda-matmul', 'bench', '--sizes', '32,64', '--backend', 'cpu', '--svg', 'chart.svg'], { cwd: app });
+    expect(fs.readFileSync(path.join(app, 'chart.svg'), 'utf8')).toMatch(/^<svg [^]*<polyline [^]*<\/svg>\n$/);
 
     fs.writeFileSync(path.join(app, 'esm.mjs'), `
       import { matmul } from 'cuda-matmul';

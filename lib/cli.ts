@@ -1,0 +1,207 @@
+#!/usr/bin/env node
+// The `cuda-matmul` command: `info`, `demo [MxKxN]`, `bench [--sizes …] [--backend …] [--kernel …] [--svg FILE]
+// [--json]`. Bad arguments print one line and the usage, and exit with status 2 (never a stack trace).
+import { writeFileSync } from 'fs';
+import { parseArgs } from 'util';
+import { lineChart, Series } from './chart';
+import { info, matmul } from './index';
+import type { Backend, KernelName, MatmulOptions } from './types';
+
+const USAGE = `usage: cuda-matmul <command> [options]
+  info [--json]                         backend, devices, memory; why CUDA is not used, and what to do
+  demo [MxKxN]                          one product on the best backend, checked against float64 (default 1024x1024x1024)
+  bench [--sizes 256,1024,4096] [--backend cuda,cpu] [--kernel auto,mma,…] [--svg FILE] [--json]
+                                        throughput of await matmul from plain arrays, per size and backend/kernel`;
+
+class UsageError extends Error {}
+
+function fail(message: string): never {
+  throw new UsageError(message);
+}
+
+function positiveInteger(text: string, what: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1) fail(`${what}: expected a positive integer, got '${text}'`);
+  return value;
+}
+
+function list<T extends string>(text: string | undefined, allowed: readonly T[], what: string): T[] | undefined {
+  if (text === undefined) return undefined;
+  const items = text.split(',').filter(Boolean);
+  for (const item of items) if (!allowed.includes(item as T)) fail(`${what}: expected one of ${allowed.join(', ')}, got '${item}'`);
+  return items as T[];
+}
+
+const random = (length: number) => Float32Array.from({ length }, () => Math.random() * 2 - 1);
+
+// --- info ------------------------------------------------------------------------------------------------
+
+function showInfo(json: boolean): void {
+  const state = info();
+  if (json) return void console.log(JSON.stringify({ ...state, node: process.version }, null, 2));
+  console.log(`cuda-matmul ${state.version} on Node ${process.version}`);
+  console.log(`backend: ${state.backend}`);
+  for (const d of state.devices)
+    console.log(`device ${d.index}: ${d.name}, compute capability ${d.computeCapability}, ${(d.totalMemory / 2 ** 30).toFixed(1)} GiB`);
+  if (state.reason) {
+    console.log(`CUDA is not used: ${state.reason}`);
+    console.log('To use a GPU: an NVIDIA GPU with driver 580 or newer (nvidia-smi shows it), and this package\'s prebuilt linux-x64 binary.');
+  }
+  const m = state.memory;
+  console.log(`memory held: ${m.deviceBytesInUse} B in use, ${m.deviceBytesCached} B cached on devices, ${m.stagingBytes} B page-locked staging`);
+}
+
+// --- demo ------------------------------------------------------------------------------------------------
+
+/** ‖C − R‖/‖R‖ over up to 32 rows spread through C, R in float64: the full reference of a large product is slow in JavaScript. */
+function sampledError(c: Float32Array, a: Float32Array, b: Float32Array, m: number, k: number, n: number): number {
+  let diff = 0;
+  let norm = 0;
+  const rows = Math.min(m, 32);
+  for (let r = 0; r < rows; r++) {
+    const i = Math.floor((r * m) / rows);
+    for (let j = 0; j < n; j++) {
+      let sum = 0;
+      for (let p = 0; p < k; p++) sum += a[i * k + p] * b[p * n + j];
+      diff += (c[i * n + j] - sum) ** 2;
+      norm += sum * sum;
+    }
+  }
+  return norm === 0 ? Math.sqrt(diff) : Math.sqrt(diff / norm);
+}
+
+async function demo(shapeText = '1024x1024x1024'): Promise<void> {
+  const parts = shapeText.split('x');
+  if (parts.length !== 3) fail(`shape: expected MxKxN such as 512x256x128, got '${shapeText}'`);
+  const [m, k, n] = parts.map((p, i) => positiveInteger(p, ['m', 'k', 'n'][i]));
+  const [a, b] = [random(m * k), random(k * n)];
+  const state = info();
+  const started = performance.now();
+  const c = await matmul(a, b, { m, k, n });
+  const ms = performance.now() - started;
+  const where = state.backend === 'cuda' ? `cuda on ${state.devices[0].name}` : 'cpu';
+  const note = state.backend === 'cuda' ? 'a first call: it includes bringing the device up and the copies to and from it' : 'a first call';
+  console.log(`${m}×${k}×${n} on ${where}: ${ms.toFixed(2)} ms (${note})`);
+  console.log(`relative error against a float64 reference (${Math.min(m, 32)} rows): ${sampledError(c, a, b, m, k, n).toExponential(2)}`);
+  if (state.reason) console.log(`CUDA is not used: ${state.reason}. Run 'cuda-matmul info' for what to do.`);
+}
+
+// --- bench -----------------------------------------------------------------------------------------------
+
+interface Measurement {
+  config: string;
+  size: number;
+  ms: number;
+  tflops: number;
+}
+
+/** Median time of `await matmul` (plain arrays in, a new array out) after a warm-up: at least 3 runs and 0.3 s, at most 20. */
+async function timeProduct(size: number, options: MatmulOptions): Promise<number> {
+  const [a, b] = [random(size * size), random(size * size)];
+  const shape = { m: size, k: size, n: size };
+  await matmul(a, b, shape, options);
+  const times: number[] = [];
+  const began = performance.now();
+  while (times.length < 20 && (times.length < 3 || performance.now() - began < 300)) {
+    const t = performance.now();
+    await matmul(a, b, shape, options);
+    times.push(performance.now() - t);
+  }
+  return times.sort((x, y) => x - y)[times.length >> 1];
+}
+
+function progress(text: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${text}`);
+  else process.stderr.write(`${text}\n`);
+}
+
+async function bench(values: Record<string, string | boolean | undefined>): Promise<void> {
+  const sizes = ((values.sizes as string | undefined) ?? '256,1024,2048').split(',').filter(Boolean).map((s) => positiveInteger(s, 'sizes'));
+  const cuda = info().backend === 'cuda';
+  const backends = list(values.backend as string | undefined, ['cuda', 'cpu'] as const, 'backend') ?? (cuda ? ['cuda', 'cpu'] : ['cpu']);
+  const kernels = list(values.kernel as string | undefined, ['auto', 'muld', 'blocktile', 'mma', 'wgmma'] as const, 'kernel') ?? ['auto'];
+  if (values.kernel !== undefined && !backends.includes('cuda')) fail("kernel: needs backend 'cuda'");
+  const configs: [string, MatmulOptions][] = backends.flatMap((backend): [string, MatmulOptions][] =>
+    backend === 'cpu'
+      ? [['cpu', { backend: 'cpu' as Backend }]]
+      : kernels.map((kernel): [string, MatmulOptions] => [
+          `cuda ${kernel}${kernel === 'wgmma' ? ' tf32' : ''}`,
+          { backend: 'cuda', kernel: kernel as KernelName, ...(kernel === 'wgmma' ? { precision: 'tf32' as const } : {}) },
+        ]),
+  );
+  if (!cuda && !values.json) console.error(`note: CUDA is not used (${info().reason}); timing the CPU backend.`);
+  const results: Measurement[] = [];
+  const total = configs.length * sizes.length;
+  for (const [config, options] of configs)
+    for (const size of sizes) {
+      progress(`[${results.length + 1}/${total}] ${config}, ${size}³ …`);
+      const ms = await timeProduct(size, options);
+      results.push({ config, size, ms, tflops: (2 * size ** 3) / (ms * 1e-3) / 1e12 });
+    }
+  progress(`[${total}/${total}] done`);
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  if (values.svg) {
+    const series: Series[] = configs.map(([config]) => ({
+      name: config,
+      points: results.filter((r) => r.config === config).map((r) => [r.size, r.tflops] as [number, number]),
+    }));
+    writeFileSync(values.svg as string, lineChart('cuda-matmul: await matmul from plain arrays', series));
+  }
+  if (values.json) return void console.log(JSON.stringify(results, null, 2));
+  console.log(`${'backend / kernel'.padEnd(22)}${'size'.padStart(8)}${'ms'.padStart(12)}${'TFLOP/s'.padStart(10)}`);
+  for (const r of results)
+    console.log(`${r.config.padEnd(22)}${`${r.size}³`.padStart(8)}${r.ms.toFixed(3).padStart(12)}${r.tflops.toFixed(3).padStart(10)}`);
+  if (values.svg) console.log(`chart: ${values.svg}`);
+}
+
+// --- main ------------------------------------------------------------------------------------------------
+
+async function main(argv: string[]): Promise<void> {
+  const parsed = (() => {
+    try {
+      return parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          json: { type: 'boolean' },
+          help: { type: 'boolean', short: 'h' },
+          sizes: { type: 'string' },
+          backend: { type: 'string' },
+          kernel: { type: 'string' },
+          svg: { type: 'string' },
+        },
+      });
+    } catch (error) {
+      return fail((error as Error).message.split('\n')[0]);
+    }
+  })();
+  const [command, ...rest] = parsed.positionals;
+  if (parsed.values.help || command === undefined || command === 'help') return void console.log(USAGE);
+  const only = (allowed: string[]) => {
+    for (const name of Object.keys(parsed.values)) if (!allowed.includes(name)) fail(`${command}: no option --${name}`);
+  };
+  switch (command) {
+    case 'info':
+      only(['json']);
+      if (rest.length) fail(`info: unexpected argument '${rest[0]}'`);
+      return showInfo(parsed.values.json === true);
+    case 'demo':
+      only([]);
+      if (rest.length > 1) fail(`demo: unexpected argument '${rest[1]}'`);
+      return demo(rest[0]);
+    case 'bench':
+      if (rest.length) fail(`bench: unexpected argument '${rest[0]}'`);
+      return bench(parsed.values);
+  }
+  fail(`unknown command '${command}'`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`cuda-matmul: ${error.message}\n${USAGE}`);
+    process.exitCode = 2;
+  } else {
+    console.error(`cuda-matmul: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
+});

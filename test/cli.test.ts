@@ -1,0 +1,66 @@
+// The `cuda-matmul` command (lib/cli.ts, built to dist/cli.js): info, demo and bench with a chart, on whatever
+// backend this machine has; bad arguments are one line and the usage, with exit status 2 and no stack trace.
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const cli = path.join(__dirname, '..', 'dist', 'cli.js');
+const run = (...args: string[]) => {
+  const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+};
+
+test('info --json describes the backend and the version', () => {
+  const { status, stdout } = run('info', '--json');
+  expect(status).toBe(0);
+  const info = JSON.parse(stdout);
+  expect(['cuda', 'cpu']).toContain(info.backend);
+  expect(info.version).toBe(JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version);
+  if (info.backend === 'cpu') expect(run('info').stdout).toMatch(/CUDA is not used: .+\nTo use a GPU: /);
+});
+
+test('demo multiplies on the best backend and checks the product against float64', () => {
+  const { status, stdout } = run('demo', '300x200x100');
+  expect(status).toBe(0);
+  expect(stdout).toMatch(/^300×200×100 on (cuda on .+|cpu): [0-9.]+ ms/);
+  const error = Number(/relative error against a float64 reference \(32 rows\): ([0-9.e+-]+)/.exec(stdout)?.[1]);
+  expect(error).toBeLessThan(1e-5);
+});
+
+test('bench prints a table and writes an SVG chart with axes, a line per configuration and a legend', () => {
+  const svg = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cuda-matmul-cli-')), 'chart.svg');
+  const { status, stdout, stderr } = run('bench', '--sizes', '32,64', '--backend', 'cpu', '--svg', svg);
+  expect(status).toBe(0);
+  expect(stdout).toMatch(/^cpu\s+32³\s+[0-9.]+\s+[0-9.]+$/m);
+  expect(stderr).toContain('[2/2] done'); // progress, as plain lines when not on a terminal
+  const chart = fs.readFileSync(svg, 'utf8');
+  expect(chart).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  expect(chart).toContain('TFLOP/s (higher is better)');
+  expect(chart).toContain('matrix size');
+  expect(chart.match(/<polyline /g)).toHaveLength(1);
+  expect(chart).toContain('>cpu</text>');
+  expect(chart.trim().endsWith('</svg>')).toBe(true);
+});
+
+test('bench --json gives one measurement per size and configuration', () => {
+  const { status, stdout } = run('bench', '--sizes', '16,32', '--backend', 'cpu', '--json');
+  expect(status).toBe(0);
+  const results = JSON.parse(stdout);
+  expect(results.map((r: { size: number }) => r.size)).toEqual([16, 32]);
+  for (const r of results) expect(r.tflops).toBeGreaterThan(0);
+});
+
+test.each([
+  [['frobnicate'], /^cuda-matmul: unknown command 'frobnicate'\nusage: cuda-matmul/],
+  [['demo', '12x3'], /^cuda-matmul: shape: expected MxKxN such as 512x256x128, got '12x3'\nusage:/],
+  [['demo', '2x0x3'], /^cuda-matmul: k: expected a positive integer, got '0'\nusage:/],
+  [['bench', '--sizes', '64,big'], /^cuda-matmul: sizes: expected a positive integer, got 'big'\nusage:/],
+  [['bench', '--backend', 'gpu'], /^cuda-matmul: backend: expected one of cuda, cpu, got 'gpu'\nusage:/],
+  [['info', '--colour'], /^cuda-matmul: Unknown option '--colour'/],
+])('%j: one line, the usage, exit status 2', (args, message) => {
+  const { status, stderr } = run(...(args as string[]));
+  expect(status).toBe(2);
+  expect(stderr).toMatch(message);
+  expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+});
