@@ -50,18 +50,27 @@ export interface GemmMatrices extends GemmShape {
   strideC?: number;
 }
 
-export interface GemmOptions {
-  /** Arrays only: Matrices run where they live. */
-  backend?: Backend;
+/** gemm's options on Matrices: they run where they live, so there is no backend or device to choose. */
+export interface MatrixGemmOptions {
   kernel?: KernelName;
   precision?: Precision;
-  /** Arrays only. */
+}
+
+/** gemm's options on Float32Arrays. */
+export interface GemmOptions extends MatrixGemmOptions {
+  backend?: Backend;
+  /** CUDA device index (default 0). */
   device?: number;
 }
 
-/** C = α·op(A)·op(B) + β·C, off the JavaScript thread. Resolves to c; bad arguments reject. */
+/**
+ * C = α·op(A)·op(B) + β·C, off the JavaScript thread. Resolves to c; bad arguments reject.
+ * @example
+ * // C (2×2) = 2·Aᵀ·B + C, with A stored transposed (3×2)
+ * await gemm({ a, b, c, m: 2, k: 3, n: 2, transA: true, alpha: 2, beta: 1 });
+ */
 export async function gemm(args: GemmArrays, options?: GemmOptions): Promise<Float32Array>;
-export async function gemm(args: GemmMatrices, options?: GemmOptions): Promise<Matrix>;
+export async function gemm(args: GemmMatrices, options?: MatrixGemmOptions): Promise<Matrix>;
 export async function gemm(args: GemmArrays | GemmMatrices, options?: GemmOptions): Promise<Float32Array | Matrix> {
   const read = readGemm(args, options, (value) => value instanceof Matrix);
   if (read.kind === 'arrays') return native.gemm(read.args, read.options);

@@ -7,10 +7,10 @@ import { readMatmul, validateHostArray, validateHostLength } from './validate';
 import type { Info, MatmulOptions, Shape } from './types';
 
 export { gemm } from './gemm';
-export type { GemmArrays, GemmMatrices, GemmOptions } from './gemm';
+export type { GemmArrays, GemmMatrices, GemmOptions, MatrixGemmOptions } from './gemm';
 export { Matrix } from './matrix';
 export type { MatrixOptions, MatrixProductOptions } from './matrix';
-export type { Backend, DeviceInfo, Info, KernelName, MatmulOptions, MemoryInfo, Precision, Shape } from './types';
+export type { Backend, DeviceInfo, ErrorCode, Info, KernelName, MatmulOptions, MemoryInfo, Precision, Shape } from './types';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../package.json') as { version: string };

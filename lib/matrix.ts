@@ -149,7 +149,7 @@ function describeNonMatrix(value: unknown): string {
   return value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** gemm on Matrices as read by validate.ts, ordered with every other operation on them; resolves to c. */
+/** @internal gemm on Matrices as read by validate.ts, ordered with every other operation on them; resolves to c. */
 export function gemmOnMatrices(args: GemmRead, options: Record<string, unknown>): Promise<Matrix> {
   return gemmInOrder(args, options);
 }

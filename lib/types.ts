@@ -59,3 +59,10 @@ export interface MemoryInfo {
   /** Page-locked host staging buffers (in use or cached), given back the same way. */
   stagingBytes: number;
 }
+
+/**
+ * The `.code` of an `Error` the library rejects with (TypeErrors and RangeErrors about arguments have none):
+ * CUDA unavailable for an explicit `backend: 'cuda'`, a kernel the device cannot run, host memory exhausted,
+ * or the name of the CUDA error (e.g. `'cudaErrorMemoryAllocation'`).
+ */
+export type ErrorCode = 'ERR_CUDA_UNAVAILABLE' | 'ERR_KERNEL_UNSUPPORTED' | 'ERR_OUT_OF_MEMORY' | `cuda${string}`;

@@ -67,6 +67,15 @@ packageTest(
     const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--types', 'node',
       '--typeRoots', path.join(root, 'node_modules', '@types'), 'typed.ts'], { cwd: app });
+    // The shipped types resolve for every module system, and the package lints clean.
+    const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
+    const attw = run(bin('attw'), [path.join(work, tarball), '--format', 'json'], { cwd: work });
+    expect(JSON.parse(attw).analysis.problems).toEqual([]);
+    const installed = path.join(app, 'node_modules', 'cuda-matmul');
+    expect(run(bin('publint'), ['--strict', '--pack', 'false', installed], { cwd: work })).toMatch(/All good!/);
+    const shipped = run('tar', ['-tzf', path.join(work, tarball)], {}).split('\n').filter((f) => f.endsWith('.d.ts'));
+    expect(shipped.sort()).toEqual(['dist/gemm.d.ts', 'dist/index.d.ts', 'dist/matrix.d.ts', 'dist/types.d.ts'].map((f) => `package/${f}`));
+    expect(fs.readFileSync(path.join(installed, 'dist', 'matrix.d.ts'), 'utf8')).not.toMatch(/handle\(|gemmOnMatrices/);
     fs.rmSync(work, { recursive: true, force: true });
   },
 );
