@@ -8,9 +8,11 @@ import { readGemm } from './validate';
 import type { Backend, KernelName, Precision } from './types';
 
 interface GemmShape {
-  /** op(A) is m×k, op(B) k×n, C m×n. */
+  /** Rows of op(A) and of C. */
   m: number;
+  /** Columns of op(A), rows of op(B). */
   k: number;
+  /** Columns of op(B) and of C. */
   n: number;
   /** A is stored k×m (row-major) and used transposed. Default false. */
   transA?: boolean;
@@ -22,19 +24,25 @@ interface GemmShape {
   beta?: number;
 }
 
+/** gemm's arguments on Float32Arrays, row-major. */
 export interface GemmArrays extends GemmShape {
+  /** A, stored m×k (k×m when transA); for a batch, the products' A one after another, strideA apart. */
   a: Float32Array;
+  /** B, stored k×n (n×k when transB); for a batch, strideB apart. */
   b: Float32Array;
   /** Read when beta ≠ 0, written always; must not share memory with a or b. */
   c: Float32Array;
   /** Products in the batch (default 1); the i-th reads a[i·strideA…], b[i·strideB…] and writes c[i·strideC…]. */
   batch?: number;
-  /** Defaults m·k, k·n and m·n: the matrices of the batch one after another. */
+  /** Elements from one product's A to the next's. Default m·k: the batch's matrices one after another. */
   strideA?: number;
+  /** Elements from one product's B to the next's (default k·n; 0 shares one B). */
   strideB?: number;
+  /** Elements from one product's C to the next's (default m·n; at least m·n). */
   strideC?: number;
 }
 
+/** gemm's arguments on Matrices, which stay where they live; batches are stacked by rows. */
 export interface GemmMatrices extends GemmShape {
   /** Stored m×k (k×m when transA); for a batch, the products' A stacked: (batch − 1)·strideA + those rows. */
   a: Matrix;
@@ -44,20 +52,25 @@ export interface GemmMatrices extends GemmShape {
   c: Matrix;
   /** Products in the batch (default 1); the i-th reads rows i·strideA… of a and i·strideB… of b, writes rows i·strideC… of c. */
   batch?: number;
-  /** In rows. Defaults: one product's stored rows (m or k, k or n, m), so the products are stacked; 0 shares one operand. */
+  /** Rows from one product's A to the next's. Default: A's stored rows (m, or k when transA); 0 shares one A. */
   strideA?: number;
+  /** Rows from one product's B to the next's. Default: B's stored rows (k, or n when transB); 0 shares one B. */
   strideB?: number;
+  /** Rows from one product's C to the next's (default m; at least m). */
   strideC?: number;
 }
 
 /** gemm's options on Matrices: they run where they live, so there is no backend or device to choose. */
 export interface MatrixGemmOptions {
+  /** Which CUDA kernel runs (default `'auto'`). */
   kernel?: KernelName;
+  /** Arithmetic precision (default `'fp32'`). */
   precision?: Precision;
 }
 
 /** gemm's options on Float32Arrays. */
 export interface GemmOptions extends MatrixGemmOptions {
+  /** Where the product runs (default `'auto'`: CUDA when usable, else the CPU). */
   backend?: Backend;
   /** CUDA device index (default 0). */
   device?: number;

@@ -18,6 +18,9 @@ const { version } = require('../package.json') as { version: string };
 /**
  * C = A·B off the JavaScript thread. `a` is m×k, `b` is k×n, the result m×n, all row-major.
  * Never throws: bad arguments and GPU failures reject the Promise (TypeError, RangeError or Error).
+ * @example
+ * const c = await matmul(a, b, { m: 512, k: 256, n: 128 });               // a new 512×128 array
+ * await matmul(a, b, { m: 512, k: 256, n: 128 }, { out: c, precision: 'tf32' }); // into c, on tensor cores
  */
 export function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Promise<Float32Array> {
   // Not an async function: the native Promise is returned as it is, with no second one wrapped around it
@@ -31,14 +34,24 @@ export function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?:
   }
 }
 
-/** C = A·B on the calling thread (it blocks the event loop for the whole product). Throws on failure. */
+/**
+ * C = A·B on the calling thread (it blocks the event loop for the whole product). Throws on failure.
+ * @example
+ * const c = matmulSync(new Float32Array([1, 2, 3, 4]), new Float32Array([5, 6, 7, 8]), { m: 2, k: 2, n: 2 });
+ * // c = [19, 22, 43, 50]
+ */
 export function matmulSync(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Float32Array {
   const call = readMatmul(a, b, shape, options);
   startIdleTrimming();
   return native.matmulSync(call.a, call.b, call.shape, call.options);
 }
 
-/** Which backend `'auto'` uses, why CUDA is not used if it is not, and the CUDA devices found. */
+/**
+ * Which backend `'auto'` uses, why CUDA is not used if it is not, the CUDA devices found, and the memory held.
+ * @example
+ * const { backend, reason, devices } = info();
+ * if (backend === 'cpu') console.warn(`no GPU: ${reason}`);
+ */
 export function info(): Info {
   const cuda = native.cudaInfo();
   return {
@@ -54,6 +67,10 @@ export function info(): Info {
  * A Float32Array of `length` elements in page-locked host memory (where CUDA is usable; plain memory
  * otherwise). `matmul` copies such arrays to and from the GPU by DMA, with no staging copy. Released when
  * garbage collected, or at once by `freeHost`.
+ * @example
+ * const out = allocHost(4096 * 4096);
+ * await matmul(a, b, { m: 4096, k: 4096, n: 4096 }, { out });
+ * freeHost(out);
  */
 export function allocHost(length: number): Float32Array {
   validateHostLength(length);
@@ -64,6 +81,9 @@ export function allocHost(length: number): Float32Array {
 /**
  * Releases an array from `allocHost` now (every view of it becomes empty). A product in flight that uses it
  * keeps the memory until it ends.
+ * @example
+ * const pinned = allocHost(1024);
+ * freeHost(pinned); // pinned.length is now 0
  */
 export function freeHost(array: Float32Array): void {
   validateHostArray(array);

@@ -13,6 +13,7 @@ import { matrixDestination, readMatrixFrom, readMatrixProduct } from './validate
 import type { GemmRead } from './validate';
 import type { Backend, KernelName, Precision } from './types';
 
+/** Options of `Matrix.from`. */
 export interface MatrixOptions {
   /** `'auto'` (CUDA when usable, else the CPU), `'cuda'` or `'cpu'`. */
   backend?: Backend;
@@ -20,8 +21,11 @@ export interface MatrixOptions {
   device?: number;
 }
 
+/** Options of `Matrix#matmul`. */
 export interface MatrixProductOptions {
+  /** Which CUDA kernel runs (default `'auto'`). */
   kernel?: KernelName;
+  /** Arithmetic precision (default `'fp32'`). */
   precision?: Precision;
   /** A Matrix of the result's shape, on the same backend and device, written in place and returned. */
   out?: Matrix;
@@ -35,6 +39,17 @@ const FOLD_READS = 64;
 /** gemm on Matrices (lib/gemm.ts), in program order with every other operation on them. */
 let gemmInOrder: (args: GemmRead, options: Record<string, unknown>) => Promise<Matrix>;
 
+/**
+ * A matrix that stays where it is computed: on a CUDA device (or in the CPU backend's memory), multiplied
+ * there any number of times without copies through host memory. Operations on a Matrix run in the order they
+ * are issued, awaited or not.
+ * @example
+ * const W = await Matrix.from(weights, 768, 64);       // upload once
+ * const X = await Matrix.from(inputs, 32, 768);
+ * const Y = await X.matmul(W);                          // on the GPU
+ * const y = await Y.toArray();                          // 32×64, row-major
+ * [W, X, Y].forEach((m) => m.dispose());               // or `using`; forgotten ones are garbage collected
+ */
 export class Matrix {
   readonly #handle: NativeMatrixHandle;
   #disposed = false;
@@ -46,15 +61,21 @@ export class Matrix {
     this.#handle = handle;
   }
 
-  /** Copies `data` (rows×cols, row-major) to the backend: the GPU when usable, unless `backend` says otherwise. */
+  /**
+   * Copies `data` (rows×cols, row-major) to the backend: the GPU when usable, unless `backend` says otherwise.
+   * @example
+   * const W = await Matrix.from(new Float32Array(768 * 64), 768, 64, { device: 0 });
+   */
   static async from(data: Float32Array, rows: number, cols: number, options?: MatrixOptions): Promise<Matrix> {
     const opts = readMatrixFrom(data, rows, cols, options);
     return new Matrix(await native.matrixFrom(data, rows, cols, opts));
   }
 
+  /** Rows (a TypeError once disposed). */
   get rows(): number {
     return this.#live().rows;
   }
+  /** Columns (a TypeError once disposed). */
   get cols(): number {
     return this.#live().cols;
   }
@@ -62,14 +83,21 @@ export class Matrix {
   get backend(): 'cuda' | 'cpu' {
     return this.#live().backend;
   }
+  /** The CUDA device index (0 on the CPU backend). */
   get device(): number {
     return this.#live().device;
   }
+  /** Whether dispose() was called. */
   get disposed(): boolean {
     return this.#disposed;
   }
 
-  /** this · other, computed where both live; the result stays there. */
+  /**
+   * this · other, computed where both live; the result stays there.
+   * @example
+   * const Y = await X.matmul(W);           // a new Matrix
+   * await X.matmul(W, { out: Y });         // into Y, in place
+   */
   async matmul(other: Matrix, options?: MatrixProductOptions): Promise<Matrix> {
     const { out, ...choices } = readMatrixProduct(options);
     if (!(other instanceof Matrix)) throw new TypeError(`other: expected a Matrix, got ${describeNonMatrix(other)}`);
@@ -81,7 +109,11 @@ export class Matrix {
     });
   }
 
-  /** The elements, row-major, in a new Float32Array (or `out`, of rows·cols elements). */
+  /**
+   * The elements, row-major, in a new Float32Array (or `out`, of rows·cols elements).
+   * @example
+   * const y = await Y.toArray();
+   */
   async toArray(out?: Float32Array): Promise<Float32Array> {
     const handle = this.#live();
     const destination = matrixDestination(out, handle.rows * handle.cols);
@@ -89,8 +121,11 @@ export class Matrix {
   }
 
   /**
-   * Frees the elements (device memory) once every operation issued on this Matrix has ended; using the
-   * Matrix afterwards is a TypeError. A Matrix never disposed is freed when garbage collected.
+   * Frees the elements (device memory) at once, or once every operation issued on this Matrix has ended;
+   * using the Matrix afterwards is a TypeError. A Matrix never disposed is freed when garbage collected.
+   * @example
+   * const pending = Z.matmul(W);
+   * Z.dispose(); // pending still completes; Z's memory is freed after it
    */
   dispose(): void {
     if (this.#disposed) return;
@@ -98,6 +133,7 @@ export class Matrix {
     if (this.#pending === 0) this.#handle.dispose(); // else the last operation to end disposes it
   }
 
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }

@@ -15,14 +15,21 @@ export type Precision = 'fp32' | 'tf32';
 
 /** C (m×n) = A (m×k) · B (k×n), all row-major. */
 export interface Shape {
+  /** Rows of A and of C. */
   m: number;
+  /** Columns of A, rows of B: the length of each dot product. */
   k: number;
+  /** Columns of B and of C. */
   n: number;
 }
 
+/** Options of `matmul` and `matmulSync`. */
 export interface MatmulOptions {
+  /** Where the product runs (default `'auto'`: CUDA when usable, else the CPU). */
   backend?: Backend;
+  /** Which CUDA kernel runs (default `'auto'`: the fastest measured for the shape and device). */
   kernel?: KernelName;
+  /** Arithmetic precision (default `'fp32'`). */
   precision?: Precision;
   /** Written in place and returned; length m·n; must not share memory with `a` or `b`. */
   out?: Float32Array;
@@ -30,8 +37,11 @@ export interface MatmulOptions {
   device?: number;
 }
 
+/** A CUDA device, as `info().devices` lists it. */
 export interface DeviceInfo {
+  /** Its index, for the `device` option. */
   index: number;
+  /** e.g. "NVIDIA H100 80GB HBM3" */
   name: string;
   /** e.g. "9.0" */
   computeCapability: string;
@@ -39,11 +49,13 @@ export interface DeviceInfo {
   totalMemory: number;
 }
 
+/** What `info()` reports. */
 export interface Info {
   /** What `backend: 'auto'` uses. */
   backend: 'cuda' | 'cpu';
   /** Why CUDA is not used, when it is not. */
   reason?: string;
+  /** The CUDA devices found (none without a driver or a CUDA build). */
   devices: DeviceInfo[];
   /** What this library holds now, in bytes, over all devices (0 without CUDA). */
   memory: MemoryInfo;
@@ -51,6 +63,7 @@ export interface Info {
   version: string;
 }
 
+/** Memory the library holds, in bytes (`info().memory`). */
 export interface MemoryInfo {
   /** Device memory held by products in flight. */
   deviceBytesInUse: number;
