@@ -56,7 +56,8 @@ function loadBinding(): NativeBinding {
     [
       `cuda-matmul could not load its native addon (${process.platform}-${process.arch}, Node ${process.version}).`,
       ...failures.map((f) => `  - ${f}`),
-      'Prebuilt binaries ship for linux-x64 (glibc). Elsewhere, build from source in the package folder',
+      'Prebuilt binaries ship for linux-x64 with glibc 2.34 and libstdc++ of GCC 12 or newer (GLIBCXX_3.4.30:',
+      'Debian 12, Ubuntu 22.04, RHEL 9 and later). Elsewhere, build from source in the package folder',
       '(node_modules/cuda-matmul) with `npx node-gyp rebuild`: it needs a C++20 compiler, and nvcc for CUDA.',
     ].join('\n'),
   );

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds the prebuilt binary that `npm pack` ships (prebuilds/<platform>-<arch>/cuda-matmul.node) with
+// Builds the prebuilt binary that `npm pack` ships (prebuilds/<platform>-<arch>/cuda-matmul.glibc.node: tagged
+// with its libc, so that node-gyp-build never loads it on musl) with
 // prebuildify and node-gyp from binding.gyp. It targets the running Node's headers: Node-API binaries load
 // in every later Node version, and building offline must not download other versions' headers.
 'use strict';
@@ -13,6 +14,6 @@ if (!env.npm_config_nodedir) env.npm_config_nodedir = path.join(path.dirname(pro
 require('./build-config').report();
 execFileSync(
   process.execPath,
-  [require.resolve('prebuildify/bin.js'), '--napi', '--strip', '--name', 'cuda-matmul', '--target', process.versions.node],
+  [require.resolve('prebuildify/bin.js'), '--napi', '--strip', '--tag-libc', '--name', 'cuda-matmul', '--target', process.versions.node],
   { cwd: root, env, stdio: 'inherit' },
 );

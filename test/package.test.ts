@@ -30,7 +30,7 @@ packageTest(
     fs.symlinkSync(path.join(root, 'node_modules'), path.join(source, 'node_modules'));
     const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: source }).trim().split('\n').pop()!;
     const listing = run('tar', ['-tzf', path.join(work, tarball)], {});
-    expect(listing).toMatch(/package\/prebuilds\/linux-x64\/cuda-matmul\.node/);
+    expect(listing).toMatch(/package\/prebuilds\/linux-x64\/cuda-matmul\.glibc\.node/);
     expect(listing).toMatch(/package\/dist\/index\.d\.ts/);
 
     const app = path.join(work, 'app');
