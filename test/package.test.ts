@@ -67,6 +67,18 @@ packageTest(
     const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--types', 'node',
       '--typeRoots', path.join(root, 'node_modules', '@types'), 'typed.ts'], { cwd: app });
+    // The examples, run against the installed package (the TypeScript one compiled against its shipped types).
+    for (const example of fs.readdirSync(path.join(root, 'examples'))) {
+      fs.copyFileSync(path.join(root, 'examples', example), path.join(app, example));
+      let script = example;
+      if (example.endsWith('.ts')) {
+        run(process.execPath, [tsc, '--strict', '--target', 'es2022', '--module', 'node16', '--moduleResolution', 'node16',
+          '--types', 'node', '--typeRoots', path.join(root, 'node_modules', '@types'), example], { cwd: app });
+        script = example.replace(/\.ts$/, '.js');
+      }
+      expect(run(process.execPath, [script], { cwd: app })).toMatch(/\S/);
+    }
+
     // The shipped types resolve for every module system, and the package lints clean.
     const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
     const attw = run(bin('attw'), [path.join(work, tarball), '--format', 'json'], { cwd: work });
