@@ -1,4 +1,5 @@
-// What the benchmark scripts share: fresh U[-1,1] inputs and the relative Frobenius error ‖got − ref‖ / ‖ref‖.
+// What the benchmark scripts share: fresh U[-1,1] inputs, the special-value operands, and the relative Frobenius
+// error ‖got − ref‖ / ‖ref‖. test/special-values.test.ts uses the special-value operands too.
 'use strict';
 
 function random(length) {
@@ -17,4 +18,29 @@ function relativeError(got, ref) {
   return Math.sqrt(diff / norm);
 }
 
-module.exports = { random, relativeError };
+const FLT_MAX = 3.4028234663852886e38;
+
+// An m×k A and k×n B (m ≥ 25, k ≥ 6, n ≥ 21) of U[-1,1] with IEEE special values among them, each in its own row
+// of A or column of B so that every case meets ordinary ones too (bench/accuracy.cu builds the same on the device).
+function specialOperands(m, k, n) {
+  const a = random(m * k);
+  const b = random(k * n);
+  for (let i = 0; i < m * k; i += 7) a[i] *= 1e-39; // subnormals throughout
+  a[3 * k + 5] = Infinity;
+  a[7 * k + 2] = -Infinity;
+  a[11 * k + 9] = NaN;
+  a[13 * k + 1] = Infinity;
+  b[1 * n + 13] = 0; // +∞ · 0 = NaN at (13, 13) alone
+  a[24 * k + 4] = 1e-40;
+  b[4 * n + 20] = -Infinity; // −∞ · subnormal = −∞ at (24, 20)
+  // Finite operands that rounding to TF32 carries to ∞, in products whose exact sums stay far below FLT_MAX.
+  a[17 * k + 0] = FLT_MAX;
+  a[17 * k + 1] = -3.4025e38;
+  for (let j = 0; j < n; j++) {
+    b[0 * n + j] *= 0.5;
+    b[1 * n + j] *= 0.25;
+  }
+  return [a, b];
+}
+
+module.exports = { random, relativeError, specialOperands };

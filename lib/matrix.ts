@@ -9,7 +9,7 @@
 // or when the last operation issued on it ends. (The wait is a Promise chain here; it does not yet stay on
 // the device.)
 import { native, NativeMatrixHandle } from './native';
-import { matrixDestination, readMatrixFrom, readMatrixProduct } from './validate';
+import { describe, matrixDestination, readMatrixFrom, readMatrixProduct } from './validate';
 import type { GemmRead } from './validate';
 import type { Backend, KernelName, Precision } from './types';
 
@@ -100,8 +100,8 @@ export class Matrix {
    */
   async matmul(other: Matrix, options?: MatrixProductOptions): Promise<Matrix> {
     const { out, ...choices } = readMatrixProduct(options);
-    if (!(other instanceof Matrix)) throw new TypeError(`other: expected a Matrix, got ${describeNonMatrix(other)}`);
-    if (out !== undefined && !(out instanceof Matrix)) throw new TypeError(`out: expected a Matrix, got ${describeNonMatrix(out)}`);
+    if (!(other instanceof Matrix)) throw new TypeError(`other: expected a Matrix, got ${describe(other)}`);
+    if (out !== undefined && !(out instanceof Matrix)) throw new TypeError(`out: expected a Matrix, got ${describe(out)}`);
     const [a, b, c] = [this.#live(), other.#live('other'), out === undefined ? undefined : out.#live('out')];
     return Matrix.#inOrder([this, other], out ? [out] : [], async () => {
       const handle = await native.matrixMultiply(a, b, { ...choices, ...(c ? { out: c } : {}) });
@@ -179,10 +179,6 @@ export class Matrix {
       });
     };
   }
-}
-
-function describeNonMatrix(value: unknown): string {
-  return value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** @internal gemm on Matrices as read by validate.ts, ordered with every other operation on them; resolves to c. */

@@ -47,7 +47,8 @@ function isDetached(array: Float32Array): boolean {
   }
 }
 
-function describe(value: unknown): string {
+/** "a Float64Array", "null", "an object": for messages. */
+export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an Array';

@@ -331,12 +331,18 @@ int64_t parseHostLength(const Napi::Value& value) {
   return length;
 }
 
-Napi::Float32Array parseHostArray(const Napi::Value& value) {
-  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
-    fail(ErrorKind::Type, "array: expected a Float32Array, got " + describeValue(value));
+Napi::Float32Array requireFloat32Array(const Napi::Value& value, const char* name) {
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
+    const bool convertible = value.IsArray() || value.IsTypedArray();
+    fail(ErrorKind::Type, std::string(name) + ": expected a Float32Array, got " + describeValue(value) +
+                              (convertible ? std::string(" (convert it with Float32Array.from(") + name + "))" : ""));
+  }
   auto array = value.As<Napi::Float32Array>();
-  if (array.ArrayBuffer().IsDetached()) fail(ErrorKind::Type, "array: its ArrayBuffer is detached (transferred or freed)");
+  if (array.ArrayBuffer().IsDetached())
+    fail(ErrorKind::Type, std::string(name) + ": its ArrayBuffer is detached (transferred or freed)");
   return array;
 }
+
+Napi::Float32Array parseHostArray(const Napi::Value& value) { return requireFloat32Array(value, "array"); }
 
 }  // namespace cuda_matmul

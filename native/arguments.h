@@ -19,6 +19,10 @@ constexpr int64_t kMaxHostLength = (int64_t{1} << 32) - 1;
 // "a Float64Array", "null", "an object": for messages.
 std::string describeValue(const Napi::Value& value);
 
+// `value` as a Float32Array on an attached buffer, else a TypeError naming it (and, for another array type,
+// how to convert it). Held arrays (held_array.h) and freeHost's argument are checked by it.
+Napi::Float32Array requireFloat32Array(const Napi::Value& value, const char* name);
+
 struct MatmulCall {
   MatmulRequest request;  // pointers into the arrays below
   HeldArray a, b, out;    // held while the request runs

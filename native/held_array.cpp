@@ -40,13 +40,7 @@ bool resizable(const v8::BackingStore& store) {
 }  // namespace
 
 HeldArray HeldArray::take(const Napi::Value& value, const char* name) {
-  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
-    const bool convertible = value.IsArray() || value.IsTypedArray();
-    typeError(name, "expected a Float32Array, got " + describeValue(value) +
-                        (convertible ? std::string(" (convert it with Float32Array.from(") + name + "))" : ""));
-  }
-  const auto array = value.As<Napi::Float32Array>();
-  if (array.ArrayBuffer().IsDetached()) typeError(name, "its ArrayBuffer is detached (transferred or freed)");
+  const Napi::Float32Array array = requireFloat32Array(value, name);
   std::shared_ptr<v8::BackingStore> store = asTypedArray(array)->Buffer()->GetBackingStore();
   if (resizable(*store))
     typeError(name, "its ArrayBuffer is resizable, and could shrink under a running product; pass a copy (array.slice())");

@@ -116,8 +116,10 @@ void requireDeviceRoom(const CudaDeviceInfo& device, double floats, const std::s
                                             gigabytes(double(device.totalMemory)));
 }
 
-std::string productText(int64_t m, int64_t k, int64_t n) {
-  return "shape: the " + std::to_string(m) + "×" + std::to_string(k) + "×" + std::to_string(n) + " product";
+// The same for a product from host arrays: A, B and C on the device at once (Mul, gemm's batch entries).
+void requireProductRoom(const CudaDeviceInfo& device, int64_t m, int64_t k, int64_t n) {
+  requireDeviceRoom(device, deviceFloats(m, k) + deviceFloats(k, n) + deviceFloats(m, n),
+                    "shape: the " + dims(m, k) + "×" + std::to_string(n) + " product");
 }
 
 
@@ -185,7 +187,7 @@ void runMatmul(const MatmulRequest& r) {
     std::fill(r.c, r.c + r.m * r.n, 0.0f);
     return;
   }
-  requireDeviceRoom(device, deviceFloats(r.m, r.k) + deviceFloats(r.k, r.n) + deviceFloats(r.m, r.n), productText(r.m, r.k, r.n));
+  requireProductRoom(device, r.m, r.k, r.n);
   if (runsInline(plan, r)) {  // matmulSync, or a small call that found the inline path full
     const auto product = cudaStartInline(plan, r);
     cudaInlineWait(*product);
@@ -316,7 +318,7 @@ void runGemm(const GemmRequest& r) {
   const CudaDeviceInfo& device = checkDevice(r.device);
   const KernelPlan plan = planKernel(request, device);
   if (s.m == 0 || s.n == 0) return;
-  requireDeviceRoom(device, deviceFloats(s.m, s.k) + deviceFloats(s.k, s.n) + deviceFloats(s.m, s.n), productText(s.m, s.k, s.n));
+  requireProductRoom(device, s.m, s.k, s.n);
   for (int64_t i = 0; i < r.batch; ++i) {
     auto a = cudaUploadResident(r.device, r.a + i * r.strideA, aShape.rows, aShape.cols, r.pinnedA);
     auto b = cudaUploadResident(r.device, r.b + i * r.strideB, bShape.rows, bShape.cols, r.pinnedB);

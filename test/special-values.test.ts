@@ -5,8 +5,6 @@
 import { info, matmul, Matrix, MatmulOptions } from '../lib';
 import { cuda, gpuSuiteName, randomMatrix, referenceProduct, relativeTo } from './helpers';
 
-const FLT_MAX = 3.4028234663852886e38;
-
 interface Variant {
   name: string;
   options: MatmulOptions;
@@ -59,26 +57,11 @@ function finiteAgree(got: Float32Array, a: Float32Array, b: Float32Array, m: num
   return true;
 }
 
-// Special operands, each in its own row of A or column of B so that every case meets ordinary ones too.
-function specialInputs(m: number, k: number, n: number): [Float32Array, Float32Array] {
-  const a = randomMatrix(m * k), b = randomMatrix(k * n);
-  for (let i = 0; i < m * k; i += 7) a[i] *= 1e-39; // subnormals throughout
-  a[3 * k + 5] = Infinity;
-  a[7 * k + 2] = -Infinity;
-  a[11 * k + 9] = NaN;
-  a[13 * k + 1] = Infinity;
-  b[1 * n + 13] = 0; // +∞ · 0 = NaN at (13, 13) alone
-  a[24 * k + 4] = 1e-40;
-  b[4 * n + 20] = -Infinity; // −∞ · subnormal = −∞ at (24, 20)
-  // Finite operands that rounding to TF32 carries to ∞, in products whose exact sums stay far below FLT_MAX.
-  a[17 * k + 0] = FLT_MAX;
-  a[17 * k + 1] = -3.4025e38;
-  for (let j = 0; j < n; j++) {
-    b[0 * n + j] *= 0.5;
-    b[1 * n + j] *= 0.25;
-  }
-  return [a, b];
-}
+// The special operands bench/special-values.js and bench/accuracy.cu use (bench/inputs.js).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { specialOperands: specialInputs } = require('../bench/inputs') as {
+  specialOperands: (m: number, k: number, n: number) => [Float32Array, Float32Array];
+};
 
 describe.each(VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, { options, longKBound }) => {
   const [m, k, n] = [67, 45, 71];
