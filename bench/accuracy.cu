@@ -1,5 +1,5 @@
 // Accuracy against cuBLAS on the same inputs (the trust issue's bar): our kernels, launched as the product
-// launches them (native/kernel_launch.cu, long K split into slices summed in float64), against cuBLAS SGEMM and
+// launches them (native/kernels/launch.cu, long K split into slices summed in float64), against cuBLAS SGEMM and
 // cuBLAS TF32, by relative Frobenius error to a float64 reference, for 2×K×2 products from K = 1 to 2·10^7;
 // and IEEE special values (±Inf, NaN, values near FLT_MAX, subnormals), counted as the elements whose class
 // (NaN, +Inf, −Inf, finite) differs from the float64 reference's rounded to float32.
@@ -14,18 +14,16 @@
 #include <string>
 #include <vector>
 
-#include "../native/blocktile.cu"
-#include "../native/cuda_device.cu"
-#include "../native/device_pools.cu"
-#include "../native/kernel_launch.cu"
-#include "../native/mma.cu"
-#include "../native/muld.cu"
-#include "../native/transpose.cu"
-#include "../native/wgmma.cu"
+#include "cuda/kernels/1_blocktile.cu"
+#include "cuda/device.cu"
+#include "cuda/pools.cu"
+#include "cuda/kernels/launch.cu"
+#include "cuda/kernels/2_mma.cu"
+#include "cuda/kernels/0_muld.cu"
+#include "cuda/kernels/transpose.cu"
+#include "cuda/kernels/3_wgmma.cu"
 #include "bench_common.cuh"
 
-using cuda_matmul::chooseMmaTile;
-using cuda_matmul::deviceKernel;
 using cuda_matmul::GemmOperands;
 using cuda_matmul::Kernel;
 using cuda_matmul::KernelPlan;
@@ -71,17 +69,15 @@ void release(DeviceProblem& p) {
 }
 
 // Ours: the plan's launch of `v`, with B transposed first for wgmma, into a NaN-poisoned C.
-void runOurs(const Variant& v, DeviceProblem& p, int multiprocessors) {
-  KernelPlan plan;
-  plan.kernel = v.kernel;
-  plan.precision = v.precision;
-  plan.tile = chooseMmaTile(p.m, p.n, multiprocessors);
+void runOurs(const Variant& v, DeviceProblem& p, const cudaDeviceProp& props) {
+  const KernelPlan plan =
+      cuda_matmul::planKernel(v.kernel, v.precision, p.m, p.k, p.n, {props.major, props.minor, props.multiProcessorCount});
   checkCuda(cudaMemset(p.c, 0xFF, 4 * p.m * p.ldc), "poison");
   const ProductLaunch launch(plan, 0, p.m, p.n, p.k);
   GemmOperands o{p.a, p.b, p.c, p.m, p.k, p.n, p.lda, p.ldb, p.ldc};
   o.exactB = p.b;
   o.exactLdb = p.ldb;
-  if (deviceKernel(plan).transposedB) {
+  if (plan.row->transposedB) {
     launchTranspose(p.b, p.ldb, p.bt, paddedPitch(p.k), p.k, p.n, Rounding::Tf32, nullptr);
     o.b = p.bt;
     o.ldb = paddedPitch(p.k);
@@ -166,7 +162,7 @@ int main() {
       cublasError[tf32] = relativeError(p.c, p.ldc, p.ref, m, n);
     }
     for (const Variant& v : variants) {
-      runOurs(v, p, props.multiProcessorCount);
+      runOurs(v, p, props);
       const double ours = relativeError(p.c, p.ldc, p.ref, m, n), bar = cublasError[v.precision == Precision::Tf32];
       // At tiny K both are a few float32 roundings; the ratio means something from where cuBLAS's error does.
       const bool ok = ours <= 2 * bar || ours <= (v.precision == Precision::Tf32 ? 1e-3 : 1e-6);
@@ -188,7 +184,7 @@ int main() {
       std::printf("  cuBLAS %-10s %d\n", tf32 ? "TF32" : "SGEMM", classMismatches(p));
     }
     for (const Variant& v : variants) {
-      runOurs(v, p, props.multiProcessorCount);
+      runOurs(v, p, props);
       const int wrong = classMismatches(p);
       failed |= wrong != 0;
       std::printf("  ours   %-10s %d %s\n", v.name.c_str(), wrong, wrong ? "FAIL" : "");

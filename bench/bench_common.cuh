@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "../native/cuda_check.h"
+#include "cuda/check.h"
 
 namespace {
 

@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
-#include "../native/blocktile.cu"
-#include "../native/cuda_check.h"
-#include "../native/mma.cu"
-#include "../native/muld.cu"
-#include "../native/plan_tiles.h"
-#include "../native/transpose.cu"
-#include "../native/wgmma.cu"
+#include "cuda/kernels/1_blocktile.cu"
+#include "cuda/check.h"
+#include "cuda/kernels/2_mma.cu"
+#include "cuda/kernels/0_muld.cu"
+#include "cuda/kernels/choose.h"
+#include "cuda/kernels/transpose.cu"
+#include "cuda/kernels/3_wgmma.cu"
 #include "bench_common.cuh"
 
 using cuda_matmul::checkCuda;
@@ -112,9 +112,9 @@ Result measure(Problem& p, const Runner& run) {
 
 // A kernel of the product, in one precision; kernels that read Bᵀ get it transposed into bt first, as the
 // product does, and that transpose is timed with them.
-Runner product(const cuda_matmul::DeviceKernel& kernel, cuda_matmul::Precision precision, float* bt) {
-  return [&kernel, precision, bt](cuda_matmul::GemmOperands o) {
-    if (kernel.transposedB) {
+Runner product(const cuda_matmul::KernelPlan& plan, float* bt) {
+  return [&kernel = *plan.variant, transposedB = plan.row->transposedB, precision = plan.precision, bt](cuda_matmul::GemmOperands o) {
+    if (transposedB) {
       const int64_t ldbt = cuda_matmul::paddedPitch(o.k);
       cuda_matmul::launchTranspose(o.b, o.ldb, bt, ldbt, o.k, o.n, cuda_matmul::Rounding::Tf32, nullptr);
       o.b = bt;
@@ -134,7 +134,7 @@ Runner wgmmaOnGivenTranspose(const Problem& p) {
     *transposed = true;
     o.b = bt;
     o.ldb = ldbt;
-    cuda_matmul::kWgmmaKernel.launch(o, cuda_matmul::Precision::Tf32, nullptr);
+    cuda_matmul::kernelRow(cuda_matmul::Kernel::Wgmma).variants().front().launch(o, cuda_matmul::Precision::Tf32, nullptr);
     checkCuda(cudaGetLastError(), "wgmma");
   };
 }
@@ -160,35 +160,42 @@ constexpr bool kWgmmaBuilt = true;
 constexpr bool kWgmmaBuilt = false;
 #endif
 
-// What kernel: 'auto' runs on this GPU for this shape and precision (native/plan.cpp + plan_tiles.h, sm_80 and
-// newer; wgmma on compute capability 9.0 when built for sm_90a).
-const cuda_matmul::DeviceKernel& autoKernel(const Problem& p, cuda_matmul::Precision precision, const cudaDeviceProp& props) {
-  using namespace cuda_matmul;
-  const bool hopper = kWgmmaBuilt && props.major == 9 && props.minor == 0;
-  if (precision == Precision::Tf32 && hopper && wgmmaPaysFor(p.m, p.k, p.n)) return kWgmmaKernel;
-  return kMmaKernels[static_cast<int>(chooseMmaTile(p.m, p.n, props.multiProcessorCount))];
+// The plan of `kernel` ('auto': what 'auto' runs) on this GPU for this shape and precision: the product's own
+// planKernel (native/cuda/kernels/choose.h), so this times exactly what the product picks.
+cuda_matmul::KernelPlan planOf(cuda_matmul::Kernel kernel, cuda_matmul::Precision precision, const Problem& p,
+                               const cudaDeviceProp& props) {
+  return cuda_matmul::planKernel(kernel, precision, p.m, p.k, p.n, {props.major, props.minor, props.multiProcessorCount});
+}
+
+// A plan that runs one given variant of the mma kernel (--tune).
+cuda_matmul::KernelPlan mmaVariant(const cuda_matmul::KernelVariant& variant, cuda_matmul::Precision precision) {
+  cuda_matmul::KernelPlan plan;
+  plan.row = &cuda_matmul::kernelRow(cuda_matmul::Kernel::Mma);
+  plan.variant = &variant;
+  plan.precision = precision;
+  return plan;
 }
 
 std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props, bool tune) {
   using namespace cuda_matmul;
-  const DeviceKernel& chosen = autoKernel(p, Precision::Fp32, props);
-  const DeviceKernel& chosenTf32 = autoKernel(p, Precision::Tf32, props);
-  std::vector<Candidate> list = {{"muld", false, product(kMuldKernel, Precision::Fp32, p.bt)},
-                                 {"blocktile", false, product(kBlockTileKernel, Precision::Fp32, p.bt)},
-                                 {std::string("auto = ") + chosen.name, false, product(chosen, Precision::Fp32, p.bt)},
-                                 {std::string("auto tf32 = ") + chosenTf32.name, true, product(chosenTf32, Precision::Tf32, p.bt)}};
+  const KernelPlan chosen = planOf(Kernel::Auto, Precision::Fp32, p, props);
+  const KernelPlan chosenTf32 = planOf(Kernel::Auto, Precision::Tf32, p, props);
+  std::vector<Candidate> list = {{"muld", false, product(planOf(Kernel::Muld, Precision::Fp32, p, props), p.bt)},
+                                 {"blocktile", false, product(planOf(Kernel::BlockTile, Precision::Fp32, p, props), p.bt)},
+                                 {std::string("auto = ") + chosen.variant->name, false, product(chosen, p.bt)},
+                                 {std::string("auto tf32 = ") + chosenTf32.variant->name, true, product(chosenTf32, p.bt)}};
   if (p.m * p.k * p.n > (int64_t(1) << 37)) list.erase(list.begin());  // Muld at 8192³: minutes
-  const bool hopper = kWgmmaBuilt && props.major == 9 && props.minor == 0;
-  if (hopper) {
-    const DeviceKernel& mmaTf32 = autoKernel(p, Precision::Fp32, props);
-    list.push_back({std::string(mmaTf32.name) + " tf32 (step 2)", true, product(mmaTf32, Precision::Tf32, p.bt)});
-    list.push_back({"wgmma, transposing B", true, product(kWgmmaKernel, Precision::Tf32, p.bt)});
+  if (runsOn(kernelRow(Kernel::Wgmma), props.major, props.minor)) {
+    const KernelPlan mmaTf32 = planOf(Kernel::Mma, Precision::Tf32, p, props);
+    list.push_back({std::string(mmaTf32.variant->name) + " tf32 (step 2)", true, product(mmaTf32, p.bt)});
+    list.push_back({"wgmma, transposing B", true, product(planOf(Kernel::Wgmma, Precision::Tf32, p, props), p.bt)});
     list.push_back({"wgmma, Bᵀ given", true, wgmmaOnGivenTranspose(p)});
   }
   if (tune) {
-    for (const auto& kernel : kMmaKernels) list.push_back({kernel.name, false, product(kernel, Precision::Fp32, p.bt)});
-    for (const auto& kernel : kMmaKernels)
-      list.push_back({std::string(kernel.name) + " tf32", true, product(kernel, Precision::Tf32, p.bt)});
+    for (const auto& kernel : kernelRow(Kernel::Mma).variants())
+      list.push_back({kernel.name, false, product(mmaVariant(kernel, Precision::Fp32), p.bt)});
+    for (const auto& kernel : kernelRow(Kernel::Mma).variants())
+      list.push_back({std::string(kernel.name) + " tf32", true, product(mmaVariant(kernel, Precision::Tf32), p.bt)});
     constexpr Precision fp32 = Precision::Fp32, tf32 = Precision::Tf32;
     list.push_back({"t 128x128 w64x32 k16s4", false, variant<MmaConfig<128, 128, 16, 2, 4, 4>, fp32>()});
     list.push_back({"t 128x128 w32x64 k16s4", false, variant<MmaConfig<128, 128, 16, 4, 2, 4>, fp32>()});

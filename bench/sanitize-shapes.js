@@ -6,7 +6,7 @@ const { matmulSync, gemm, info } = require('..');
 const { random, relativeError } = require('./inputs');
 
 // [2100, 67, 1999] to [33, 9, 25601] make the plan pick each of mma's larger block tiles (test/helpers.ts,
-// MMA_TILE_SHAPES); [3, 70001, 5] splits K for every kernel (native/plan_tiles.h, chooseKSplit).
+// MMA_TILE_SHAPES); [3, 70001, 5] splits K for every kernel (native/kernels/choose.h, chooseKSplit).
 const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601], [3, 70001, 5]];
 const RUNS = [
   ...['muld', 'blocktile', 'mma'].map((kernel) => ({ kernel, precision: 'fp32', tolerance: 1e-5 })),
@@ -25,7 +25,7 @@ for (const { kernel, precision, tolerance } of RUNS) {
     if (!(error < tolerance)) failures++;
     console.log(`${kernel} ${precision} ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }
-  // Non-finite results are recomputed exactly (native/kernel_helpers.cuh, exactDot): an Infinity and a NaN.
+  // Non-finite results are recomputed exactly (native/kernels/helpers.cuh, exactDot): an Infinity and a NaN.
   const [m, k, n] = [97, 131, 61];
   const a = random(m * k);
   a[5 * k + 3] = Infinity;

@@ -1,10 +1,12 @@
 // Full GEMM: C = α·op(A)·op(B) + β·C, op(X) = Xᵀ when transX is set, on Float32Arrays or on Matrices (in
-// place where they live), both with batches of strided products. Data flow: this file →
-// validate.ts → native.ts → native/addon.cpp (arrays) or native/matrix_binding.cpp (Matrices) →
-// native/plan.cpp (runGemm / runMatrixGemm) → native/gemm_ops.cu + the product kernels, or the CPU backend.
-import { gemmOnMatrices, Matrix } from './matrix';
+// place where they live), both with batches of strided products. matmul is gemm with batch 1 all the way down.
+// Data flow: this file → validate.ts → native.ts → native/binding/ (calls.cpp for arrays, matrix_binding.cpp
+// for Matrices) → native/core/plan.cpp → the backend (native/cuda/transfer/ routes or the ordered stream, or
+// native/cpu/).
+import { Matrix } from './matrix';
 import { native } from './native';
 import { readGemm } from './validate';
+import type { GemmRead } from './validate';
 import type { Backend, KernelName, Precision } from './types';
 
 interface GemmShape {
@@ -87,5 +89,7 @@ export async function gemm(args: GemmMatrices, options?: MatrixGemmOptions): Pro
 export async function gemm(args: GemmArrays | GemmMatrices, options?: GemmOptions): Promise<Float32Array | Matrix> {
   const read = readGemm(args, options, (value) => value instanceof Matrix);
   if (read.kind === 'arrays') return native.gemm(read.args, read.options);
-  return gemmOnMatrices(read.args, read.options);
+  const { a, b, c, ...shape } = read.args as GemmRead & { a: Matrix; b: Matrix; c: Matrix };
+  await native.matrixGemm(a.handle('a'), b.handle('b'), c.handle('c'), shape, read.options);
+  return c;
 }

@@ -1,7 +1,7 @@
 // cuda-matmul's API: C = A·B for row-major Float32Arrays on an NVIDIA GPU, or on the CPU when none is usable;
 // Matrix (matrix.ts) for data that stays on the GPU between products.
-// Data flow: this file → validate.ts (arguments) → native.ts (binding) → native/plan.cpp (backend, kernel)
-// → native/muld.cu or native/cpu_gemm.cpp → the result array.
+// Data flow (ARCHITECTURE.md): this file → validate.ts (arguments) → native.ts (binding) → native/binding/
+// → native/core/plan.cpp (backend) → native/cuda/ (transfer route → kernel) or native/cpu/ → the result array.
 import { native } from './native';
 import { readMatmul, validateHostArray, validateHostLength } from './validate';
 import type { Info, MatmulOptions, Shape } from './types';

@@ -1,16 +1,15 @@
 // Matrices that stay where they are computed: upload once, multiply on the GPU (or the CPU backend) any
 // number of times without copying through host memory, download when needed. The data flow is the same as
-// matmul's: this file → validate.ts → native.ts → native/matrix_binding.cpp → native/plan.cpp →
-// native/device_resident.cu (or the CPU backend).
+// matmul's: this file → validate.ts → native.ts → native/binding/matrix_binding.cpp → native/core/plan.cpp →
+// the backend (native/cuda/resident.cu, native/cpu/cpu_backend.cpp).
 //
 // Program order: every operation on a Matrix observes every operation issued on it before, awaited or not.
-// Each Matrix remembers its last write and the reads issued since; an operation that reads it waits for that
-// write, one that writes it waits for the write and those reads, and disposing it frees its memory at once,
-// or when the last operation issued on it ends. (The wait is a Promise chain here; it does not yet stay on
-// the device.)
+// The native layer keeps that order when the call is made: on CUDA, each operation is queued on its device's
+// ordered stream and returns at once (a chain never waits on the host between steps); on the CPU, each Matrix
+// remembers its last write and the reads since. Disposing a Matrix frees its memory at once, or when the last
+// operation issued on it ends (those operations hold it natively).
 import { native, NativeMatrixHandle } from './native';
 import { describe, matrixDestination, readMatrixFrom, readMatrixProduct } from './validate';
-import type { GemmRead } from './validate';
 import type { Backend, KernelName, Precision } from './types';
 
 /** Options of `Matrix.from`. */
@@ -31,14 +30,6 @@ export interface MatrixProductOptions {
   out?: Matrix;
 }
 
-const settled: Promise<void> = Promise.resolve();
-const ignore = (): void => {};
-// Reads since the last write are kept as a list; past this many they are folded into one Promise.
-const FOLD_READS = 64;
-
-/** gemm on Matrices (lib/gemm.ts), in program order with every other operation on them. */
-let gemmInOrder: (args: GemmRead, options: Record<string, unknown>) => Promise<Matrix>;
-
 /**
  * A matrix that stays where it is computed: on a CUDA device (or in the CPU backend's memory), multiplied
  * there any number of times without copies through host memory. Operations on a Matrix run in the order they
@@ -53,9 +44,6 @@ let gemmInOrder: (args: GemmRead, options: Record<string, unknown>) => Promise<M
 export class Matrix {
   readonly #handle: NativeMatrixHandle;
   #disposed = false;
-  #lastWrite: Promise<void> = settled;
-  #readsSince: Promise<void>[] = [];
-  #pending = 0; // operations issued on this Matrix that have not ended
 
   private constructor(handle: NativeMatrixHandle) {
     this.#handle = handle;
@@ -103,10 +91,8 @@ export class Matrix {
     if (!(other instanceof Matrix)) throw new TypeError(`other: expected a Matrix, got ${describe(other)}`);
     if (out !== undefined && !(out instanceof Matrix)) throw new TypeError(`out: expected a Matrix, got ${describe(out)}`);
     const [a, b, c] = [this.#live(), other.#live('other'), out === undefined ? undefined : out.#live('out')];
-    return Matrix.#inOrder([this, other], out ? [out] : [], async () => {
-      const handle = await native.matrixMultiply(a, b, { ...choices, ...(c ? { out: c } : {}) });
-      return out ?? new Matrix(handle);
-    });
+    const handle = await native.matrixMultiply(a, b, { ...choices, ...(c ? { out: c } : {}) });
+    return out ?? new Matrix(handle);
   }
 
   /**
@@ -117,7 +103,7 @@ export class Matrix {
   async toArray(out?: Float32Array): Promise<Float32Array> {
     const handle = this.#live();
     const destination = matrixDestination(out, handle.rows * handle.cols);
-    return Matrix.#inOrder([this], [], () => native.matrixToArray(handle, destination));
+    return native.matrixToArray(handle, destination);
   }
 
   /**
@@ -130,7 +116,7 @@ export class Matrix {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    if (this.#pending === 0) this.#handle.dispose(); // else the last operation to end disposes it
+    this.#handle.dispose(); // operations in flight hold the elements until they end
   }
 
   /** dispose(), for `using`. */
@@ -147,41 +133,4 @@ export class Matrix {
     if (this.#disposed) throw new TypeError(`${name}: this Matrix was disposed`);
     return this.#handle;
   }
-
-  /** Runs `operation` once the operations it must follow have ended, and records it for the ones after it. */
-  static #inOrder<T>(reads: Matrix[], writes: Matrix[], operation: () => Promise<T>): Promise<T> {
-    const involved = [...new Set([...reads, ...writes])];
-    const waits = [...reads.map((m) => m.#lastWrite), ...writes.flatMap((m) => [m.#lastWrite, ...m.#readsSince])];
-    const result = Promise.all(waits).then(operation);
-    for (const m of involved) m.#pending++;
-    const ended = result.then(ignore, ignore).then(() => {
-      for (const m of involved) if (--m.#pending === 0 && m.#disposed) m.#handle.dispose();
-    });
-    for (const m of reads) {
-      m.#readsSince.push(ended);
-      if (m.#readsSince.length > FOLD_READS) m.#readsSince = [Promise.all(m.#readsSince).then(ignore)];
-    }
-    for (const m of writes) {
-      m.#lastWrite = ended;
-      m.#readsSince = [];
-    }
-    return result;
-  }
-
-  static {
-    gemmInOrder = (args, options) => {
-      const [a, b, c] = [args.a, args.b, args.c] as Matrix[];
-      const handles = [a.#live('a'), b.#live('b'), c.#live('c')];
-      const { a: _a, b: _b, c: _c, ...shape } = args;
-      return Matrix.#inOrder([a, b], [c], async () => {
-        await native.matrixGemm(handles[0], handles[1], handles[2], shape, options);
-        return c;
-      });
-    };
-  }
-}
-
-/** @internal gemm on Matrices as read by validate.ts, ordered with every other operation on them; resolves to c. */
-export function gemmOnMatrices(args: GemmRead, options: Record<string, unknown>): Promise<Matrix> {
-  return gemmInOrder(args, options);
 }

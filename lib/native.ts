@@ -23,6 +23,8 @@ export interface NativeBinding {
   trimIdle(idleSeconds: number): void;
   /** This environment is exiting: drops the products queued and not yet started. */
   shutdown(): void;
+  /** The option table of native/core/options.h (lib/options.ts is the same). */
+  options(): { backends: string[]; precisions: string[]; kernels: Record<string, { precisions: string[] }> };
   matrixFrom(data: Float32Array, rows: number, cols: number, options: object): Promise<NativeMatrixHandle>;
   matrixMultiply(a: NativeMatrixHandle, b: NativeMatrixHandle, options: object): Promise<NativeMatrixHandle>;
   matrixToArray(matrix: NativeMatrixHandle, out: Float32Array): Promise<Float32Array>;

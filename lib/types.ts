@@ -1,3 +1,4 @@
+// The option types, spelled out for the reference documentation: options.ts checks them against its table.
 /** Where a product runs. `'auto'` uses CUDA when a device is usable, else the CPU. */
 export type Backend = 'auto' | 'cuda' | 'cpu';
 /**

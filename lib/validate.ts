@@ -1,5 +1,5 @@
 // Argument validation at the TypeScript boundary. Every message starts with the name of the argument at
-// fault. native/arguments.cpp repeats these checks so the addon is safe on its own.
+// fault. native/binding/arguments.cpp repeats these checks so the addon is safe on its own.
 //
 // Each user value is read once: the functions here read every property of shape, options and gemm's args a
 // single time (a getter runs once), check the values, and return plain objects of their own that the native
@@ -7,11 +7,8 @@
 // buffer runs before the check that would see it. Arrays are examined through the built-in getters captured
 // below, never through properties a caller could shadow.
 import { types } from 'util';
+import { BACKENDS, KERNELS, PRECISIONS } from './options';
 import type { MatmulOptions, Shape } from './types';
-
-const BACKENDS = ['auto', 'cuda', 'cpu'];
-const KERNELS = ['auto', 'muld', 'blocktile', 'mma', 'wgmma'];
-const PRECISIONS = ['fp32', 'tf32'];
 
 /** The largest Float32Array the library allocates (native/arguments.h, kMaxHostLength). */
 const MAX_HOST_LENGTH = 2 ** 32 - 1;
@@ -108,19 +105,20 @@ function checkedProduct(x: number, y: number, what: string): number {
   return product;
 }
 
-function checkChoice(value: unknown, name: string, allowed: string[]): void {
+function checkChoice(value: unknown, name: string, allowed: readonly string[]): void {
   if (value === undefined) return;
   if (typeof value !== 'string') throw new TypeError(`${name}: expected a string, got ${describe(value)}`);
   if (!allowed.includes(value))
     throw new RangeError(`${name}: expected ${allowed.map((v) => `'${v}'`).join(', ')}, got '${value}'`);
 }
 
-/** The kernel and precision options; 'wgmma' has no fp32 mode, so it must be asked for with precision 'tf32'. */
+/** The kernel and precision options, and the rule between them (options.ts): a kernel without an fp32 mode must be asked for with precision 'tf32'. */
 function checkKernelAndPrecision(kernel: unknown, precision: unknown): void {
-  checkChoice(kernel, 'kernel', KERNELS);
+  checkChoice(kernel, 'kernel', Object.keys(KERNELS));
   checkChoice(precision, 'precision', PRECISIONS);
-  if (kernel === 'wgmma' && precision !== 'tf32')
-    throw new RangeError("kernel: 'wgmma' computes in tf32 only; pass precision: 'tf32' (kernel 'mma' gives fp32 accuracy)");
+  const offered: readonly string[] = KERNELS[(kernel ?? 'auto') as keyof typeof KERNELS].precisions;
+  if (!offered.includes((precision ?? 'fp32') as string))
+    throw new RangeError(`kernel: '${kernel as string}' computes in ${offered.join(', ')} only; pass precision: '${offered[0]}' (kernel 'mma' gives fp32 accuracy)`);
 }
 
 function checkDevice(value: unknown): void {

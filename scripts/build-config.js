@@ -56,17 +56,18 @@ function values(what) {
     case 'sources':
       return [...config.common, ...(cuda ? config.cuda : config.withoutCuda)];
     case 'defines':
-      // wgmma.cu's kernel exists only in sm_90a machine code; the plan may choose it only when that is built.
+      // 3_wgmma.cu's kernel exists only in sm_90a machine code; the plan may choose it only when that is built.
       return [...config.defines, ...(cuda && architectures().includes('90a') ? ['CUDA_MATMUL_WGMMA'] : [])];
     case 'cflags':
       return [`-std=gnu++${config.cxxStandard}`, ...config.cxxFlags];
     case 'include-dirs':
-      return [require('node-addon-api').include_dir, ...(cuda ? [path.join(cuda, 'include')] : [])];
+      // native/: every #include is written from there ("core/plan.h").
+      return [path.join(root, 'native'), require('node-addon-api').include_dir, ...(cuda ? [path.join(cuda, 'include')] : [])];
     case 'libraries':
       return cuda ? [`-L${path.join(cuda, 'lib64')}`, ...config.cudaStaticLibraries.map((l) => `-l${l}`)] : ['-lpthread'];
     case 'nvcc-command':
       if (!cuda) return ['false'];
-      return [path.join(cuda, 'bin', 'nvcc'), `-std=c++${config.cudaStandard}`, ...config.nvccFlags, ...gencodeFlags()];
+      return [path.join(cuda, 'bin', 'nvcc'), `-std=c++${config.cudaStandard}`, `-I${path.join(root, 'native')}`, ...config.nvccFlags, ...gencodeFlags()];
     default:
       throw new Error(`build-config: unknown request '${what}'`);
   }

@@ -103,7 +103,7 @@ export const LARGE_SHAPES: Case[] = [
 
 /**
  * Shapes for which the plan picks each of the mma kernel's block tiles on a GPU of up to 132 SMs
- * (native/plan_tiles.h): 128×128 (a grid of ≥ 1.5 blocks per SM), 128×64 (n ≤ 64), 64×128 (m ≤ 64);
+ * (native/kernels/choose.h): 128×128 (a grid of ≥ 1.5 blocks per SM), 128×64 (n ≤ 64), 64×128 (m ≤ 64);
  * small grids get 64×64, as SMALL_SHAPES do.
  */
 export const MMA_TILE_SHAPES: Case[] = [
@@ -112,10 +112,10 @@ export const MMA_TILE_SHAPES: Case[] = [
   { m: 33, k: 9, n: 25601 },
 ];
 
-/** A product for which 'auto' in tf32 picks wgmma on an H100/H200 (plan_tiles.h, wgmmaPaysFor). */
+/** A product for which 'auto' in tf32 picks wgmma on an H100/H200 (kernels/choose.h, wgmmaPaysFor). */
 export const WGMMA_AUTO_SHAPE: Case = { m: 1100, k: 257, n: 1030 };
 
-/** Products the plan splits into several row panels on an H100-sized GPU (plan_tiles.h, choosePanelRows). */
+/** Products the plan splits into several row panels on an H100-sized GPU (kernels/choose.h, choosePanelRows). */
 export const PANEL_SHAPES: Case[] = [
   { m: 5000, k: 33, n: 2000 },
   { m: 9001, k: 7, n: 1003 },

@@ -1,0 +1,126 @@
+// The native binding: what lib/native.ts loads. Each export validates its arguments (arguments.cpp), then
+// starts the plan (core/plan.h) and completes its work (completion.h): on the calling thread for matmulSync.
+// allocHost and freeHost are in host_arrays.cpp, Matrices in matrix_binding.cpp; shutdown drops queued work
+// when the process exits; options() is the option table the TypeScript layer checks itself against.
+#include <napi.h>
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "binding/arguments.h"
+#include "binding/async_task.h"
+#include "binding/calls.h"
+#include "binding/environment.h"
+#include "binding/host_arrays.h"
+#include "binding/js_errors.h"
+#include "binding/matrix_binding.h"
+#include "core/backend.h"
+#include "core/options.h"
+
+namespace cuda_matmul {
+namespace {
+
+Napi::Value MatmulSync(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    return runArrayCall(parseMatmulCall(info));
+  });
+}
+
+Napi::Value MatmulAsync(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value { return startArrayCall(info.Env(), "cuda-matmul:matmul", parseMatmulCall(info)); });
+}
+
+// gemm on Float32Arrays, off the JavaScript thread; resolves to c.
+Napi::Value Gemm(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value { return startArrayCall(info.Env(), "cuda-matmul:gemm", parseGemmCall(info)); });
+}
+
+Napi::Value AllocHost(const Napi::CallbackInfo& info) {
+  return guarded(info, [&] { return allocHostArray(info); });
+}
+
+Napi::Value FreeHost(const Napi::CallbackInfo& info) {
+  return guarded(info, [&] { return freeHostArray(info); });
+}
+
+Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  const ComputeBackend& cuda = cudaBackend();
+  const std::string reason = cuda.unusableReason();
+  const std::vector<DeviceDescription> found = cuda.devices();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("usable", reason.empty());
+  if (!reason.empty()) result.Set("reason", reason);
+  Napi::Array devices = Napi::Array::New(env, found.size());
+  for (size_t i = 0; i < found.size(); ++i) {
+    const DeviceDescription& d = found[i];
+    Napi::Object device = Napi::Object::New(env);
+    device.Set("index", d.index);
+    device.Set("name", d.name);
+    device.Set("computeCapability", d.computeCapability);
+    device.Set("totalMemory", static_cast<double>(d.totalMemory));
+    devices.Set(static_cast<uint32_t>(i), device);
+  }
+  result.Set("devices", devices);
+  const MemoryUsage usage = cuda.memoryUsage();
+  Napi::Object memory = Napi::Object::New(env);
+  memory.Set("deviceBytesInUse", static_cast<double>(usage.deviceBytesInUse));
+  memory.Set("deviceBytesCached", static_cast<double>(usage.deviceBytesCached));
+  memory.Set("stagingBytes", static_cast<double>(usage.stagingBytes));
+  result.Set("memory", memory);
+  return result;
+}
+
+// The process (or this worker) is exiting: products queued here and not yet started are dropped.
+Napi::Value Shutdown(const Napi::CallbackInfo& info) {
+  stopTasks(info.Env());
+  return info.Env().Undefined();
+}
+
+Napi::Value TrimIdle(const Napi::CallbackInfo& info) {
+  const double idleSeconds = info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 0.0;
+  cudaBackend().trimIdle(idleSeconds >= 0 ? idleSeconds : 0.0);
+  return info.Env().Undefined();
+}
+
+// The option table of core/options.h, for test/options.test.ts to compare with lib/options.ts.
+Napi::Value Options(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  auto names = [&](std::span<const char* const> list) {
+    Napi::Array array = Napi::Array::New(env, list.size());
+    for (size_t i = 0; i < list.size(); ++i) array.Set(static_cast<uint32_t>(i), list[i]);
+    return array;
+  };
+  Napi::Object kernels = Napi::Object::New(env);
+  for (const KernelOption& option : kKernelOptions) {
+    Napi::Object entry = Napi::Object::New(env);
+    entry.Set("precisions", option.fp32 ? names(kPrecisionNames) : names(std::span(kPrecisionNames).subspan(1)));
+    kernels.Set(option.name, entry);
+  }
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("backends", names(kBackendNames));
+  result.Set("precisions", names(kPrecisionNames));
+  result.Set("kernels", kernels);
+  return result;
+}
+
+}  // namespace
+}  // namespace cuda_matmul
+
+static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  env.SetInstanceData(new cuda_matmul::AddonEnvironment{{}, cuda_matmul::newTaskQueue()});  // deleted with env
+  exports.Set("matmulSync", Napi::Function::New(env, cuda_matmul::MatmulSync, "matmulSync"));
+  exports.Set("matmul", Napi::Function::New(env, cuda_matmul::MatmulAsync, "matmul"));
+  exports.Set("cudaInfo", Napi::Function::New(env, cuda_matmul::CudaInfo, "cudaInfo"));
+  exports.Set("gemm", Napi::Function::New(env, cuda_matmul::Gemm, "gemm"));
+  exports.Set("allocHost", Napi::Function::New(env, cuda_matmul::AllocHost, "allocHost"));
+  exports.Set("freeHost", Napi::Function::New(env, cuda_matmul::FreeHost, "freeHost"));
+  exports.Set("trimIdle", Napi::Function::New(env, cuda_matmul::TrimIdle, "trimIdle"));
+  exports.Set("shutdown", Napi::Function::New(env, cuda_matmul::Shutdown, "shutdown"));
+  exports.Set("options", Napi::Function::New(env, cuda_matmul::Options, "options"));
+  cuda_matmul::initMatrixBinding(env, exports);
+  return exports;
+}
+
+NODE_API_MODULE(cuda_matmul, Init)

@@ -1,0 +1,125 @@
+#include "binding/completion.h"
+
+#include <chrono>
+#include <exception>
+#include <vector>
+
+#include "binding/async_task.h"
+#include "binding/js_errors.h"
+
+namespace cuda_matmul {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Polling stops once no call in flight has ended for this long: the rest wait on the thread pool, so the event
+// loop never spins for long on work stuck behind other work on the GPU.
+constexpr auto kSpin = std::chrono::microseconds(500);
+// Host copies after the work up to this size run on the JavaScript thread (64 KiB: a few microseconds).
+constexpr int64_t kInlineFinishBytes = 64 * 1024;
+
+struct Call {
+  const char* name;
+  std::shared_ptr<Work> work;  // shared with a thread-pool task once handed over
+  Napi::Promise::Deferred deferred;
+  std::function<Napi::Value(Napi::Env)> settle;
+};
+
+// Hands the call to the thread pool: `waitFirst` when its work is not known to be done yet.
+Napi::Promise onThreadPool(Napi::Env env, Call& call, bool waitFirst) {
+  return queueTask(
+      env, call.name,
+      [work = call.work, waitFirst] {
+        if (waitFirst) work->wait();
+        work->finish();
+      },
+      [work = call.work, settle = call.settle](Napi::Env env) mutable {
+        Napi::Value value = settle(env);
+        work.reset();  // what the work held goes back now, on the JavaScript thread
+        return value;
+      });
+}
+
+// The calls in flight on one JavaScript thread (each Node environment has its own).
+class Poller {
+ public:
+  static Poller& of(Napi::Env env) {
+    thread_local Poller* poller = nullptr;
+    if (!poller) {
+      poller = new Poller(env);
+      env.AddCleanupHook([] {
+        delete poller;  // each Work still in flight waits for its device work as it is destroyed
+        poller = nullptr;
+      });
+    }
+    return *poller;
+  }
+
+  void add(Call call) {
+    if (calls_.empty()) scheduleAnother();
+    lastProgress_ = Clock::now();
+    calls_.push_back(std::move(call));
+  }
+
+ private:
+  explicit Poller(Napi::Env env)
+      : env_(env),
+        setImmediate_(Napi::Persistent(env.Global().Get("setImmediate").As<Napi::Function>())),
+        poll_(Napi::Persistent(Napi::Function::New(
+            env, [](const Napi::CallbackInfo& info) { static_cast<Poller*>(info.Data())->poll(); }, "cuda-matmul:poll",
+            this))) {}
+
+  void scheduleAnother() { setImmediate_.Call({poll_.Value()}); }
+
+  void poll() {
+    const bool stalled = Clock::now() - lastProgress_ > kSpin;
+    std::vector<Call> pending;
+    for (Call& call : calls_) {
+      if (!settleIfDone(call, stalled)) pending.push_back(std::move(call));
+    }
+    if (pending.size() < calls_.size()) lastProgress_ = Clock::now();
+    calls_ = std::move(pending);
+    if (!calls_.empty()) scheduleAnother();
+  }
+
+  // Settles the call once its work is done, or hands it to the thread pool; returns whether it is off this
+  // poller's hands.
+  bool settleIfDone(Call& call, bool stalled) {
+    try {
+      if (!call.work->done()) {
+        if (!stalled) return false;
+        call.deferred.Resolve(onThreadPool(env_, call, true));
+      } else if (call.work->finishBytes() > kInlineFinishBytes) {
+        call.deferred.Resolve(onThreadPool(env_, call, false));
+      } else {
+        call.work->finish();
+        Napi::Value value = call.settle(env_);
+        call.work.reset();
+        call.deferred.Resolve(value);
+      }
+    } catch (const Napi::Error& e) {
+      call.deferred.Reject(e.Value());
+    } catch (const std::exception& e) {
+      call.deferred.Reject(toJsError(env_, e).Value());
+    }
+    return true;
+  }
+
+  Napi::Env env_;
+  Napi::FunctionReference setImmediate_, poll_;
+  std::vector<Call> calls_;
+  Clock::time_point lastProgress_ = Clock::now();
+};
+
+}  // namespace
+
+Napi::Promise complete(Napi::Env env, const char* name, std::unique_ptr<Work> work,
+                       std::function<Napi::Value(Napi::Env)> settle) {
+  Call call{name, std::move(work), Napi::Promise::Deferred::New(env), std::move(settle)};
+  if (!call.work->pollable()) return onThreadPool(env, call, true);
+  Napi::Promise promise = call.deferred.Promise();
+  Poller::of(env).add(std::move(call));
+  return promise;
+}
+
+}  // namespace cuda_matmul

@@ -1,0 +1,75 @@
+#include "binding/held_array.h"
+
+#include <dlfcn.h>
+#include <v8.h>
+
+#include <cstring>
+#include <string>
+
+#include "binding/arguments.h"
+#include "core/errors.h"
+
+namespace cuda_matmul {
+namespace {
+
+// Node-API offers no way to keep an ArrayBuffer's memory alive across a detach, so this one step uses V8's
+// own API: a napi_value is a v8::Local<v8::Value> (Node's js_native_api_v8.h converts them the same way), and
+// the shared backing store outlives any transfer of the buffer.
+v8::Local<v8::TypedArray> asTypedArray(napi_value value) {
+  v8::Local<v8::Value> local;
+  static_assert(sizeof local == sizeof value, "napi_value is a v8::Local<v8::Value>");
+  std::memcpy(static_cast<void*>(&local), &value, sizeof value);
+  return local.As<v8::TypedArray>();
+}
+
+// Whether user JavaScript can resize the buffer. BackingStore::IsResizableByUserJavaScript appeared in V8 11
+// (Node 20); Node 18's V8 makes no resizable buffers by default. The method is looked up when the addon loads,
+// so that the addon still loads and runs where it is missing (it is a plain const member function: `this` is
+// its only argument).
+bool resizable(const v8::BackingStore& store) {
+  using Query = bool (*)(const v8::BackingStore*);
+  static const Query query =
+      reinterpret_cast<Query>(dlsym(RTLD_DEFAULT, "_ZNK2v812BackingStore27IsResizableByUserJavaScriptEv"));
+  return query != nullptr && query(&store);
+}
+
+[[noreturn]] void typeError(const char* name, const std::string& what) {
+  throw MatmulError(ErrorKind::Type, std::string(name) + ": " + what);
+}
+
+}  // namespace
+
+HeldArray HeldArray::take(const Napi::Value& value, const char* name) {
+  const Napi::Float32Array array = requireFloat32Array(value, name);
+  std::shared_ptr<v8::BackingStore> store = asTypedArray(array)->Buffer()->GetBackingStore();
+  if (resizable(*store))
+    typeError(name, "its ArrayBuffer is resizable, and could shrink under a running product; pass a copy (array.slice())");
+  HeldArray held;
+  held.store_ = std::move(store);
+  // Read after the checks, with no JavaScript run since: the address and length the call will use.
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  napi_value buffer;
+  size_t offset = 0;
+  if (napi_get_typedarray_info(value.Env(), array, &type, &length, &data, &buffer, &offset) != napi_ok)
+    typeError(name, "could not be read");
+  held.data_ = static_cast<float*>(data);
+  held.length_ = static_cast<int64_t>(length);
+  held.use_ = HostUse(held.data_, held.bytes());
+  held.ref_ = Napi::Persistent(array);
+  return held;
+}
+
+bool HeldArray::intact() const {
+  const Napi::Float32Array now = ref_.Value();
+  return static_cast<int64_t>(now.ElementLength()) == length_ && (length_ == 0 || now.Data() == data_);
+}
+
+Napi::Value HeldArray::delivered(const char* name) const {
+  if (!intact())
+    throw MatmulError(ErrorKind::Type, std::string(name) + ": its ArrayBuffer was detached while the product ran");
+  return array();
+}
+
+}  // namespace cuda_matmul

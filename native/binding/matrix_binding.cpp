@@ -1,0 +1,152 @@
+#include "binding/matrix_binding.h"
+
+#include <memory>
+
+#include "binding/arguments.h"
+#include "binding/async_task.h"
+#include "binding/environment.h"
+#include "core/errors.h"
+#include "binding/js_errors.h"
+#include "binding/completion.h"
+#include "core/plan.h"
+
+namespace cuda_matmul {
+namespace {
+
+class NativeMatrix : public Napi::ObjectWrap<NativeMatrix> {
+ public:
+  static Napi::Function define(Napi::Env env) {
+    return DefineClass(env, "NativeMatrix",
+                       {InstanceAccessor<&NativeMatrix::rows>("rows"), InstanceAccessor<&NativeMatrix::cols>("cols"),
+                        InstanceAccessor<&NativeMatrix::backend>("backend"),
+                        InstanceAccessor<&NativeMatrix::device>("device"),
+                        InstanceAccessor<&NativeMatrix::disposed>("disposed"),
+                        InstanceMethod<&NativeMatrix::dispose>("dispose")});
+  }
+
+  static Napi::Object wrap(Napi::Env env, std::shared_ptr<MatrixData> data) {
+    Napi::Object object = AddonEnvironment::of(env).matrixConstructor.New({});
+    Unwrap(object)->data_ = std::move(data);
+    return object;
+  }
+
+  // The live data of a NativeMatrix argument, or a TypeError naming it.
+  static std::shared_ptr<MatrixData> require(const Napi::Value& value, const char* name) {
+    const Napi::FunctionReference& constructor = AddonEnvironment::of(value.Env()).matrixConstructor;
+    if (!value.IsObject() || !value.As<Napi::Object>().InstanceOf(constructor.Value()))
+      throw MatmulError(ErrorKind::Type, std::string(name) + ": expected a Matrix");
+    std::shared_ptr<MatrixData> data = Unwrap(value.As<Napi::Object>())->data_;
+    if (!data) throw MatmulError(ErrorKind::Type, std::string(name) + ": this Matrix was disposed");
+    return data;
+  }
+
+  explicit NativeMatrix(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeMatrix>(info) {}
+
+ private:
+  const MatrixData& live(const Napi::Env& env) const {
+    if (!data_) throw Napi::TypeError::New(env, "matrix: this Matrix was disposed");
+    return *data_;
+  }
+  Napi::Value rows(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(live(info.Env()).rows)); }
+  Napi::Value cols(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(live(info.Env()).cols)); }
+  Napi::Value device(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), live(info.Env()).device); }
+  Napi::Value backend(const Napi::CallbackInfo& info) {
+    return Napi::String::New(info.Env(), live(info.Env()).backend->kind() == Backend::Cuda ? "cuda" : "cpu");
+  }
+  Napi::Value disposed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), !data_); }
+  // Frees the elements now, or when the last task using them ends. Disposing twice is harmless.
+  Napi::Value dispose(const Napi::CallbackInfo& info) {
+    data_.reset();
+    return info.Env().Undefined();
+  }
+
+  std::shared_ptr<MatrixData> data_;  // the GC frees it with the object, if dispose() was never called
+};
+
+// matrixFrom(data: Float32Array, rows, cols, { backend, device }) → Promise<NativeMatrix>. A new Matrix is
+// ordered after nothing: it is uploaded on the thread pool and exists once the Promise resolves.
+Napi::Value MatrixFrom(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    struct Pending {
+      MatrixSource source;
+      std::shared_ptr<MatrixData> result;
+    };
+    auto pending = std::make_shared<Pending>(Pending{parseMatrixSource(info), nullptr});
+    return queueTask(
+        info.Env(), "cuda-matmul:Matrix.from",
+        [pending] {
+          const MatrixSource& s = pending->source;
+          pending->result = uploadMatrix(s.data.data(), s.rows, s.cols, s.choice, s.data.pinned());
+        },
+        [pending](Napi::Env env) -> Napi::Value { return NativeMatrix::wrap(env, pending->result); });
+  });
+}
+
+// The operations below are queued in program order when the call is made (core/plan.h) and settle when done.
+
+// matrixMultiply(a: NativeMatrix, b: NativeMatrix, { kernel, precision, out?: NativeMatrix }) → Promise<NativeMatrix>
+Napi::Value MatrixMultiply(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    auto a = NativeMatrix::require(info[0], "a");
+    auto b = NativeMatrix::require(info[1], "b");
+    const MatrixProductOptions options = parseMatrixProductOptions(info[2]);
+    std::shared_ptr<MatrixData> out;
+    Napi::Reference<Napi::Object> outObject;
+    if (!options.out.IsUndefined()) {
+      out = NativeMatrix::require(options.out, "out");
+      outObject = Napi::Persistent(options.out.As<Napi::Object>());
+    }
+    checkMatrixProduct(*a, *b, out.get());  // before anything is allocated
+    if (!out) out = allocateMatrixLike(*a, a->rows, b->cols);
+    const GemmShape shape = productShape(*a, *b);
+    auto work = enqueueMatrixGemm(*a, *b, *out, shape, singleProduct(shape), options.kernel, options.precision);
+    auto object = std::make_shared<Napi::Reference<Napi::Object>>(std::move(outObject));
+    return complete(info.Env(), "cuda-matmul:Matrix.matmul", std::move(work), [out, object](Napi::Env env) -> Napi::Value {
+      return object->IsEmpty() ? NativeMatrix::wrap(env, out) : object->Value();
+    });
+  });
+}
+
+// matrixToArray(m: NativeMatrix, out: Float32Array of rows·cols) → Promise<Float32Array>
+Napi::Value MatrixToArray(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    auto matrix = NativeMatrix::require(info[0], "matrix");
+    auto out = std::make_shared<HeldArray>(parseMatrixDestination(info[1], matrix->rows * matrix->cols));
+    return complete(info.Env(), "cuda-matmul:Matrix.toArray", enqueueMatrixDownload(*matrix, out->data(), out->pinned()),
+                    [out](Napi::Env) { return out->delivered("out"); });
+  });
+}
+
+// matrixGemm(a, b, c: NativeMatrix, { m, k, n, transA, transB, alpha, beta, batch, strideA, strideB, strideC },
+//            { kernel, precision }) → Promise<c>
+Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    auto a = NativeMatrix::require(info[0], "a");
+    auto b = NativeMatrix::require(info[1], "b");
+    auto c = NativeMatrix::require(info[2], "c");
+    if (!info[3].IsObject()) throw MatmulError(ErrorKind::Type, "shape: expected an object { m, k, n, … }");
+    const GemmShape shape = parseGemmShape(info[3].As<Napi::Object>());
+    const RowBatch batch = parseRowBatch(info[3].As<Napi::Object>(), shape);
+    const MatrixProductOptions options = parseMatrixProductOptions(info[4]);
+    if (!options.out.IsUndefined()) throw MatmulError(ErrorKind::Type, "options: unknown option 'out' (gemm writes c)");
+    checkMatrixGemm(*a, *b, *c, shape, batch);
+    auto work = enqueueMatrixGemm(*a, *b, *c, shape, batch, options.kernel, options.precision);
+    auto cObject = std::make_shared<Napi::Reference<Napi::Object>>(Napi::Persistent(info[2].As<Napi::Object>()));
+    return complete(info.Env(), "cuda-matmul:Matrix gemm", std::move(work),
+                    [cObject](Napi::Env) -> Napi::Value { return cObject->Value(); });
+  });
+}
+
+}  // namespace
+
+void initMatrixBinding(Napi::Env env, Napi::Object exports) {
+  Napi::FunctionReference& constructor = AddonEnvironment::of(env).matrixConstructor;
+  constructor = Napi::Persistent(NativeMatrix::define(env));
+  exports.Set("NativeMatrix", constructor.Value());
+  exports.Set("matrixFrom", Napi::Function::New(env, MatrixFrom, "matrixFrom"));
+  exports.Set("matrixMultiply", Napi::Function::New(env, MatrixMultiply, "matrixMultiply"));
+  exports.Set("matrixToArray", Napi::Function::New(env, MatrixToArray, "matrixToArray"));
+  exports.Set("matrixGemm", Napi::Function::New(env, MatrixGemm, "matrixGemm"));
+}
+
+}  // namespace cuda_matmul

@@ -1,0 +1,78 @@
+// What the plan asks of a backend. A backend is one folder (cpu/, cuda/) implementing this interface; the plan
+// (core/plan.cpp) resolves which one a call runs on, and nothing outside the backend's folder knows how it
+// computes. Every function throws MatmulError (core/errors.h) on failure.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/request.h"
+#include "core/work.h"
+
+namespace cuda_matmul {
+
+struct MatrixData;
+
+// A backend's own storage for a Matrix's elements (device memory, host memory). Opaque outside the backend.
+class MatrixStorage {
+ public:
+  virtual ~MatrixStorage() = default;
+};
+
+// A device a backend runs on, as info() reports it.
+struct DeviceDescription {
+  int index = 0;
+  std::string name;
+  std::string computeCapability;  // "9.0"
+  int major = 0, minor = 0;       // the same, as numbers
+  int multiprocessors = 0;
+  uint64_t totalMemory = 0;       // bytes
+};
+
+// What a backend's pools hold: device memory in use by calls in flight, device memory cached for reuse,
+// page-locked staging buffers.
+struct MemoryUsage {
+  uint64_t deviceBytesInUse = 0, deviceBytesCached = 0, stagingBytes = 0;
+};
+
+class ComputeBackend {
+ public:
+  virtual ~ComputeBackend() = default;
+
+  virtual Backend kind() const = 0;
+  // Why this backend cannot run here (no driver, a CPU-only build); empty when it can.
+  virtual std::string unusableReason() const = 0;
+  virtual std::vector<DeviceDescription> devices() const = 0;
+  virtual MemoryUsage memoryUsage() const = 0;
+  // Gives back what the pools cache if nothing has used them for idleSeconds.
+  virtual void trimIdle(double idleSeconds) = 0;
+  // Page-locked host memory for allocHost, which this backend can copy by DMA: nullptr when it has none.
+  virtual void* allocatePinned(size_t bytes) = 0;
+  virtual void freePinned(void* data) = 0;
+  // Throws a RangeError or Failure MatmulError unless `choice` (kernel, precision, device) can run here.
+  virtual void check(const Choice& choice) const = 0;
+  // Throws a RangeError naming `what` unless op(A), op(B) and C of `shape` could ever be held at once (device
+  // memory): checked before anything is allocated. A single matrix is a shape with k = 0.
+  virtual void checkRoom(const GemmShape& shape, int device, const std::string& what) const = 0;
+
+  // gemm on host arrays, planned once: started now when that is quick (a small product launched from the
+  // JavaScript thread), else returned for wait() to run.
+  virtual std::unique_ptr<Work> startGemm(const GemmRequest& request) = 0;
+
+  // Matrices. upload and allocate run on the calling thread; enqueueGemm and enqueueDownload return at once,
+  // with the operation queued after every one issued before it on the same matrices (program order).
+  virtual std::shared_ptr<MatrixStorage> upload(const float* data, int64_t rows, int64_t cols, int device,
+                                                bool pinned) = 0;
+  virtual std::shared_ptr<MatrixStorage> allocate(int64_t rows, int64_t cols, int device) = 0;
+  virtual std::unique_ptr<Work> enqueueGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c,
+                                            const GemmShape& shape, const RowBatch& batch, const Choice& choice) = 0;
+  virtual std::unique_ptr<Work> enqueueDownload(const MatrixData& matrix, float* out, bool pinned) = 0;
+};
+
+// The backends this build has. cudaBackend() exists in every build: without nvcc it only says why it cannot run.
+ComputeBackend& cpuBackend();
+ComputeBackend& cudaBackend();
+
+}  // namespace cuda_matmul

@@ -1,0 +1,41 @@
+// The options a caller chooses from: backends, kernels and the precisions each kernel offers. lib/options.ts is
+// the same table for the TypeScript validation; test/options.test.ts checks the two against each other through
+// native.options() (binding/addon.cpp). How each kernel runs (launch, tiles, architectures) is its row in
+// cuda/kernels/registry.h, which static_asserts that it lists these kernels in this order.
+#pragma once
+
+#include <cstddef>
+
+namespace cuda_matmul {
+
+enum class Backend { Auto, Cuda, Cpu };
+inline constexpr const char* kBackendNames[] = {"auto", "cuda", "cpu"};  // by Backend
+
+// fp32: float32 accuracy (default). tf32: tensor-core TF32 products, ~1e-4 relative error, faster; a kernel
+// without such a mode computes it in fp32 (more accurate than asked).
+enum class Precision { Fp32, Tf32 };
+inline constexpr const char* kPrecisionNames[] = {"fp32", "tf32"};  // by Precision
+
+enum class Kernel { Auto, Muld, BlockTile, Mma, Wgmma };
+struct KernelOption {
+  Kernel kernel;
+  const char* name;  // as JavaScript spells it
+  bool fp32;         // whether precision 'fp32' may be asked of it ('tf32' always may)
+};
+// By Kernel. Every kernel is a CUDA kernel: on the CPU backend only 'auto' is accepted.
+inline constexpr KernelOption kKernelOptions[] = {
+    {Kernel::Auto, "auto", true},   {Kernel::Muld, "muld", true}, {Kernel::BlockTile, "blocktile", true},
+    {Kernel::Mma, "mma", true},     {Kernel::Wgmma, "wgmma", false},
+};
+inline constexpr size_t kKernelCount = sizeof kKernelOptions / sizeof *kKernelOptions;
+
+constexpr const KernelOption& kernelOption(Kernel kernel) { return kKernelOptions[static_cast<size_t>(kernel)]; }
+
+constexpr bool listedInOrder() {
+  for (size_t i = 0; i < kKernelCount; ++i)
+    if (static_cast<size_t>(kKernelOptions[i].kernel) != i) return false;
+  return true;
+}
+static_assert(listedInOrder(), "kKernelOptions is indexed by Kernel");
+
+}  // namespace cuda_matmul

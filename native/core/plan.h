@@ -1,0 +1,40 @@
+// The plan, once per call: which backend runs it ('auto': CUDA when usable, else the CPU), whether the
+// caller's choices (kernel, precision, device) can be honoured there, and what is left for the backend to do.
+// An explicit choice that cannot be honoured is an error, never a silent substitution. Throws MatmulError:
+// RangeError kind for a device that does not exist, a kernel that needs CUDA on the CPU backend, or a size that
+// can never fit; Failure kind when CUDA was asked for but is unusable or the device cannot run the kernel.
+#pragma once
+
+#include <memory>
+
+#include "core/matrix_data.h"
+#include "core/request.h"
+#include "core/work.h"
+
+namespace cuda_matmul {
+
+// gemm (and matmul, gemm with batch 1) on host arrays: checked and started; the binding completes the Work.
+std::unique_ptr<Work> startGemm(const GemmRequest& request);
+
+// Matrices (lib/matrix.ts). upload and allocate run on the calling thread (a thread-pool thread).
+std::shared_ptr<MatrixData> uploadMatrix(const float* data, int64_t rows, int64_t cols, const Choice& choice, bool pinned);
+std::shared_ptr<MatrixData> allocateMatrixLike(const MatrixData& a, int64_t rows, int64_t cols);
+
+// The checks of out = a·b (out null: a new Matrix) and of gemm on Matrices, made when the call is made, before
+// anything is allocated: one backend and device, shapes that chain, a result that can exist (RangeError).
+void checkMatrixProduct(const MatrixData& a, const MatrixData& b, const MatrixData* out);
+void checkMatrixGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c, const GemmShape& shape,
+                     const RowBatch& batch);
+
+// Queued in program order after every operation issued before on the same matrices; return at once. The
+// product a·b is gemm with the shape and batch of productOf.
+std::unique_ptr<Work> enqueueMatrixGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c,
+                                        const GemmShape& shape, const RowBatch& batch, Kernel kernel,
+                                        Precision precision);
+std::unique_ptr<Work> enqueueMatrixDownload(const MatrixData& matrix, float* out, bool pinned);
+
+// a·b as a gemm on Matrices: one product, no transposes.
+GemmShape productShape(const MatrixData& a, const MatrixData& b);
+RowBatch singleProduct(const GemmShape& shape);
+
+}  // namespace cuda_matmul

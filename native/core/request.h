@@ -1,0 +1,60 @@
+// One validated call, as the plan (core/plan.h) receives it. There is one request type: matmul is gemm with
+// batch 1, no transposes, α = 1 and β = 0. Raw row-major pointers and dims; nothing here owns memory, the
+// binding keeps the arrays alive.
+#pragma once
+
+#include <cstdint>
+
+#include "core/options.h"
+
+namespace cuda_matmul {
+
+// C = α·op(A)·op(B) + β·C, op(X) = Xᵀ when trans is set; op(A) is m×k, op(B) k×n, C m×n. β = 0: C is only
+// written (NaN in it does not matter), as in BLAS.
+struct GemmShape {
+  int64_t m = 0, k = 0, n = 0;
+  bool transA = false, transB = false;
+  float alpha = 1.0f, beta = 0.0f;
+
+  // A plain product: C = A·B.
+  bool plain() const { return !transA && !transB && alpha == 1.0f && beta == 0.0f; }
+  // op(A) and op(B) as they are stored (trans: the transpose).
+  int64_t rowsA() const { return transA ? k : m; }
+  int64_t colsA() const { return transA ? m : k; }
+  int64_t rowsB() const { return transB ? n : k; }
+  int64_t colsB() const { return transB ? k : n; }
+};
+
+// Where a call runs and how: the caller's choices, checked by the plan against what the backend can do.
+struct Choice {
+  Backend backend = Backend::Auto;
+  Kernel kernel = Kernel::Auto;
+  Precision precision = Precision::Fp32;
+  int device = 0;
+};
+
+// gemm on host arrays: `batch` products, the i-th reading a + i·strideA, b + i·strideB, writing c + i·strideC.
+struct GemmRequest {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  GemmShape shape;
+  int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
+  Choice choice;
+  // Which arrays are page-locked (allocHost), so the GPU may DMA straight from or into them.
+  bool pinnedA = false, pinnedB = false, pinnedC = false;
+
+  const float* aOf(int64_t i) const { return a + i * strideA; }
+  const float* bOf(int64_t i) const { return b + i * strideB; }
+  float* cOf(int64_t i) const { return c + i * strideC; }
+};
+
+// gemm on Matrices: `count` products stacked by rows. The i-th reads rows i·strideA… of A (as many as A's
+// stored shape has) and i·strideB… of B, and writes rows i·strideC… of C. spanA, spanB and spanC: the rows the
+// whole batch covers, (count − 1)·stride + rows of one product.
+struct RowBatch {
+  int64_t count = 1, strideA = 0, strideB = 0, strideC = 0;
+  int64_t spanA = 0, spanB = 0, spanC = 0;
+};
+
+}  // namespace cuda_matmul

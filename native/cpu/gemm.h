@@ -1,0 +1,34 @@
+// The CPU backend: C = A·B for row-major float32 matrices, cache-blocked (BLIS/Goto loop order),
+// multi-threaded over the available cores, with a register-blocked micro-kernel chosen for the CPU at
+// run time (AVX-512, AVX2+FMA, or portable vectors).
+#pragma once
+
+#include <cstdint>
+
+namespace cuda_matmul {
+
+void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n);
+
+// gemm's pieces around the product (cpu_backend.cpp): dst (cols×rows) = srcᵀ (src rows×cols); c = α·t + β·c over
+// `count` elements (β = 0 sets c = α·t whatever c held, NaN included, as BLAS does).
+void cpuTranspose(const float* src, int64_t rows, int64_t cols, float* dst);
+void cpuCombine(float* c, const float* t, int64_t count, float alpha, float beta);
+
+// One instruction set's micro-kernel. The packed operands it reads (see gemm.cpp):
+//   packedA: the mc×kc block of A as strips of `mr` rows, each strip column by column (p-major, mr floats per p);
+//   packedB: the kc×nc panel of B as strips of `nr` columns, each strip row by row (nr floats per p);
+// both zero-padded to whole strips, so the kernel never reads past a matrix edge.
+struct CpuMicroKernel {
+  const char* name;
+  int mr, nr;
+  // c[0:mc, 0:nc] (+)= packedA · packedB; `accumulate` is false for the first kc block of k.
+  void (*multiplyBlock)(const float* packedA, const float* packedB, int64_t mc, int64_t nc, int64_t kc, float* c,
+                        int64_t ldc, bool accumulate);
+};
+
+// Each returns nullptr when the build or the CPU cannot run that variant.
+const CpuMicroKernel* avx512MicroKernel();
+const CpuMicroKernel* avx2MicroKernel();
+const CpuMicroKernel* portableMicroKernel();
+
+}  // namespace cuda_matmul

@@ -1,0 +1,26 @@
+// The CPU micro-kernel for AVX2 with FMA (8 floats a register, 16 registers: a 6×16 tile).
+#include "cpu/gemm.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#define VARIANT avx2
+#define VECTOR_FLOATS 8
+#define MR 6
+#include "cpu/gemm_kernel.inc"
+#undef VARIANT
+#undef VECTOR_FLOATS
+#undef MR
+#pragma GCC pop_options
+
+namespace cuda_matmul {
+const CpuMicroKernel* avx2MicroKernel() {
+  static const CpuMicroKernel kernel{"avx2", 6, 16, avx2::multiplyBlock};
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &kernel : nullptr;
+}
+}  // namespace cuda_matmul
+#else
+namespace cuda_matmul {
+const CpuMicroKernel* avx2MicroKernel() { return nullptr; }
+}  // namespace cuda_matmul
+#endif

@@ -1,0 +1,26 @@
+// The CPU micro-kernel for AVX-512 (16 floats a register, 32 registers: a 12×32 tile).
+#include "cpu/gemm.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,fma")
+#define VARIANT avx512
+#define VECTOR_FLOATS 16
+#define MR 12
+#include "cpu/gemm_kernel.inc"
+#undef VARIANT
+#undef VECTOR_FLOATS
+#undef MR
+#pragma GCC pop_options
+
+namespace cuda_matmul {
+const CpuMicroKernel* avx512MicroKernel() {
+  static const CpuMicroKernel kernel{"avx512", 12, 32, avx512::multiplyBlock};
+  return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
+}
+}  // namespace cuda_matmul
+#else
+namespace cuda_matmul {
+const CpuMicroKernel* avx512MicroKernel() { return nullptr; }
+}  // namespace cuda_matmul
+#endif

@@ -1,0 +1,114 @@
+// The CUDA backend (core/backend.h): checks a call against the devices found (status.h) and the kernel
+// registry (kernels/registry.h), plans it once (kernels/choose.h), and hands it to the transfer routes
+// (transfer/routes.h) for host arrays or to the ordered stream (resident.cu) for Matrices.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/errors.h"
+#include "core/matrix_data.h"
+#include "cuda/kernels/choose.h"
+#include "cuda/resident_ops.h"
+#include "cuda/status.h"
+#include "cuda/transfer/routes.h"
+
+namespace cuda_matmul {
+namespace {
+
+std::string gigabytes(double bytes) {
+  const std::string text = std::to_string(bytes / 1e9);
+  return text.substr(0, text.find('.') + 3) + " GB";
+}
+
+// Floats a rows×cols matrix takes on a device: rows padded to 4 floats (kernels/kernel.h, paddedPitch).
+double deviceFloats(int64_t rows, int64_t cols) { return double(rows) * double(paddedPitch(cols)); }
+
+std::shared_ptr<DeviceResident> residentOf(const MatrixData& matrix) {
+  return std::static_pointer_cast<DeviceResident>(matrix.storage);
+}
+
+class CudaBackend final : public ComputeBackend {
+ public:
+  Backend kind() const override { return Backend::Cuda; }
+  std::string unusableReason() const override { return cudaStatus().usable ? "" : cudaStatus().reason; }
+  std::vector<DeviceDescription> devices() const override { return cudaStatus().devices; }
+  MemoryUsage memoryUsage() const override { return cudaMemoryUsage(); }
+  void trimIdle(double idleSeconds) override { cudaTrimIdle(idleSeconds); }
+
+  void* allocatePinned(size_t bytes) override {
+    void* data = nullptr;
+    if (!cudaStatus().usable || cudaHostAlloc(&data, bytes, cudaHostAllocPortable) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    return data;
+  }
+  void freePinned(void* data) override { cudaFreeHost(data); }
+
+  void check(const Choice& choice) const override {
+    const DeviceDescription& device = deviceAt(choice.device);
+    if (choice.kernel == Kernel::Auto) return;
+    const KernelRow& row = kernelRow(choice.kernel);
+    if (runsOn(row, device.major, device.minor)) return;
+    const std::string needs = row.needsSm90a ? "9.0 (H100, H200) and a build with sm_90a"
+                                             : std::to_string(row.minimumMajor) + ".0 or newer";
+    throw MatmulError(ErrorKind::Failure,
+                      "kernel '" + std::string(kernelOption(choice.kernel).name) + "' needs compute capability " + needs +
+                          "; device " + std::to_string(device.index) + " (" + device.name + ") is " + device.computeCapability,
+                      "ERR_KERNEL_UNSUPPORTED");
+  }
+
+  // What needs more memory than the device has at all can never run there: a RangeError naming it, before
+  // anything is allocated. (Running out of the memory free now is a cudaErrorMemoryAllocation Error instead.)
+  void checkRoom(const GemmShape& s, int deviceIndex, const std::string& what) const override {
+    const DeviceDescription& device = deviceAt(deviceIndex);
+    const double bytes = sizeof(float) * (deviceFloats(s.rowsA(), s.colsA()) + deviceFloats(s.rowsB(), s.colsB()) +
+                                          deviceFloats(s.m, s.n));
+    if (bytes > double(device.totalMemory))
+      throw MatmulError(ErrorKind::Range, what + " needs " + gigabytes(bytes) + " of device memory; device " +
+                                              std::to_string(device.index) + " (" + device.name + ") has " +
+                                              gigabytes(double(device.totalMemory)));
+  }
+
+  std::unique_ptr<Work> startGemm(const GemmRequest& r) override {
+    return startHostGemm(plan(r.choice, r.shape), r);
+  }
+
+  std::shared_ptr<MatrixStorage> upload(const float* data, int64_t rows, int64_t cols, int device, bool pinned) override {
+    return uploadResident(device, data, rows, cols, pinned);
+  }
+  std::shared_ptr<MatrixStorage> allocate(int64_t rows, int64_t cols, int device) override {
+    return allocateResident(device, rows, cols);
+  }
+  std::unique_ptr<Work> enqueueGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c, const GemmShape& shape,
+                                    const RowBatch& batch, const Choice& choice) override {
+    return enqueueResidentGemm(plan(choice, shape), residentOf(a), residentOf(b), residentOf(c), shape, batch);
+  }
+  std::unique_ptr<Work> enqueueDownload(const MatrixData& matrix, float* out, bool pinned) override {
+    return enqueueResidentDownload(residentOf(matrix), out, pinned);
+  }
+
+ private:
+  static const DeviceDescription& deviceAt(int index) {
+    const auto& devices = cudaStatus().devices;
+    if (index < 0 || index >= static_cast<int>(devices.size()))
+      throw MatmulError(ErrorKind::Range, "device: " + std::to_string(index) + " does not exist; " +
+                                              std::to_string(devices.size()) + " CUDA device(s) found");
+    return devices[index];
+  }
+
+  static KernelPlan plan(const Choice& choice, const GemmShape& s) {
+    const DeviceDescription& device = deviceAt(choice.device);
+    return planKernel(choice.kernel, choice.precision, s.m, s.k, s.n,
+                      {device.major, device.minor, device.multiprocessors});
+  }
+};
+
+}  // namespace
+
+ComputeBackend& cudaBackend() {
+  static auto* backend = new CudaBackend();  // never destroyed: used until the process ends
+  return *backend;
+}
+
+}  // namespace cuda_matmul

@@ -1,0 +1,72 @@
+#include "cuda/gemm_ops.h"
+
+#include <algorithm>
+
+#include "cuda/check.h"
+#include "cuda/kernels/launch.h"
+
+namespace cuda_matmul {
+namespace {
+
+__global__ void combineRows(float* __restrict__ c, int64_t cPitch, const float* __restrict__ t, int64_t tPitch,
+                            int64_t rows, int64_t cols, float alpha, float beta) {
+  const int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (col >= cols) return;
+  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    float* out = c + row * cPitch + col;
+    const float product = alpha * t[row * tPitch + col];
+    *out = beta == 0.0f ? product : product + beta * *out;
+  }
+}
+
+// op(X) as a kernel reads it: X itself, or its transpose made on the stream.
+std::shared_ptr<const DeviceResident> operand(const DeviceResident& stored, bool trans, cudaStream_t stream,
+                                              HeldResources& held) {
+  if (!trans) return std::shared_ptr<const DeviceResident>(std::shared_ptr<const DeviceResident>{}, &stored);
+  return enqueueTranspose(stored, stream, held);
+}
+
+}  // namespace
+
+std::shared_ptr<DeviceResident> enqueueTranspose(const DeviceResident& src, cudaStream_t stream, HeldResources& held) {
+  auto result = std::make_shared<DeviceResident>(src.device, src.cols, src.rows);
+  held.push_back(result);
+  launchTranspose(src.floats(), src.pitch, result->floats(), result->pitch, src.rows, src.cols, Rounding::None, stream);
+  checkCuda(cudaGetLastError(), "transpose");
+  return result;
+}
+
+void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, const Scale& scale, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  constexpr int kThreads = 256;
+  const dim3 grid(static_cast<unsigned>((cols + kThreads - 1) / kThreads), static_cast<unsigned>(std::min<int64_t>(rows, 65535)));
+  combineRows<<<grid, kThreads, 0, stream>>>(c.data, c.pitch, t.data, t.pitch, rows, cols, scale.alpha, scale.beta);
+  checkCuda(cudaGetLastError(), "combine");
+}
+
+void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const DeviceResident& storedB,
+                 const DeviceResident& c, const GemmShape& s, cudaStream_t stream, HeldResources& held) {
+  if (s.m == 0 || s.n == 0) return;
+  const int device = c.device;
+  const auto a = operand(storedA, s.transA, stream, held);
+  const auto b = operand(storedB, s.transB, stream, held);
+  // The product goes straight into c when α = 1 and β = 0, else into a temporary combined into c.
+  std::shared_ptr<const DeviceResident> product(std::shared_ptr<const DeviceResident>{}, &c);
+  if (!s.plain()) {
+    auto temporary = std::make_shared<DeviceResident>(device, s.m, s.n);
+    held.push_back(temporary);
+    product = temporary;
+  }
+  auto operandB = std::make_shared<KernelOperandB>(plan, device, s.k, s.n);
+  auto launch = std::make_shared<ProductLaunch>(plan, device, std::min(plan.panelRows, s.m), s.n, s.k);
+  held.push_back(operandB);
+  held.push_back(launch);
+  const DeviceRows bk = operandB->from(b->data(), s.k, s.n, stream);
+  for (int64_t row = 0; row < s.m; row += plan.panelRows) {
+    const int64_t rows = std::min(plan.panelRows, s.m - row);
+    launch->run(productOf(a->rowsFrom(row), bk, product->rowsFrom(row), rows, s.k, s.n, b->data()), stream);
+  }
+  if (!s.plain()) enqueueCombine(c.data(), product->data(), s.m, s.n, {s.alpha, s.beta}, stream);
+}
+
+}  // namespace cuda_matmul

@@ -1,0 +1,32 @@
+// gemm on device operands, queued on a stream with no synchronization: op(A) and op(B) materialised by a
+// transpose where needed (kernels/transpose.cu), the product by the plan's kernel (kernels/launch.h), and
+// c = α·t + β·c where α and β are not 1 and 0. Used by the Matrices' ordered stream (resident.cu) and by
+// host-array gemm on page-locked C (transfer/panels.cu).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <vector>
+
+#include "core/request.h"
+#include "cuda/kernels/choose.h"
+#include "cuda/resident.h"
+
+namespace cuda_matmul {
+
+// What queued work uses and must outlive it: released once the work's event has passed (device_work.h).
+using HeldResources = std::vector<std::shared_ptr<const void>>;
+
+// dst = srcᵀ, in a new matrix (added to `held`).
+std::shared_ptr<DeviceResident> enqueueTranspose(const DeviceResident& src, cudaStream_t stream, HeldResources& held);
+
+// c = α·t + β·c over rows×cols (β = 0: c = α·t, whatever c held).
+void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, const Scale& scale, cudaStream_t stream);
+
+// c = op(a)·op(b) by the plan's kernel, in slices of the plan's panel height (which keeps every grid within
+// CUDA's 65535 blocks in y); a and b as stored for `shape` (transposes made here), α and β applied.
+void enqueueGemm(const KernelPlan& plan, const DeviceResident& a, const DeviceResident& b, const DeviceResident& c,
+                 const GemmShape& shape, cudaStream_t stream, HeldResources& held);
+
+}  // namespace cuda_matmul

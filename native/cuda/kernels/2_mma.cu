@@ -1,0 +1,277 @@
+// Step 2 of the kernel progression: tensor cores (mma.sync m16n8k8 TF32, sm_80 and newer), fed by a
+// multi-stage cp.async pipeline. Improves on blocktile (1_blocktile.cu), which is capped by the FP32 FMA pipe
+// (67 TFLOP/s peak on an H100, cuBLAS SGEMM 51) and stalls while each tile's global loads land:
+//   - the product runs on the tensor cores. TF32 keeps 10 of float32's 23 mantissa bits, so for fp32
+//     accuracy each operand is split into big = tf32(x) and small = tf32(x − big) and three products are
+//     summed, small·big + big·small + big·big ("3xTF32"; the dropped small·small term is below float32
+//     rounding). precision 'tf32' runs the big·big product alone: three times the speed, ~1e-4 error;
+//   - STAGES tiles of A and B are in flight at once (cp.async with zero fill past the matrix edges, so no
+//     thread waits on its own loads and no element outside A or B is read);
+//   - shared-memory rows are padded (A by 4 floats, B by 8) so that every fragment read of a warp hits 32
+//     different banks and every 16-byte cp.async stays aligned;
+//   - 16-byte copies where every row of A, B and C starts 16-byte aligned (row pitches multiples of 4 floats,
+//     aligned base pointers; the host wrapper pads rows so), 4-byte copies otherwise: any shape and offset
+//     works, the aligned case runs faster.
+//   - IEEE special values: an element that comes out NaN or ±∞ is recomputed with fp32 FMAs
+//     (recomputeNonFinite, kernels/helpers.cuh), since splitting ∞ gives ∞ − ∞; long K is split into slices
+//     summed in float64 (kernels/launch.cu).
+// Tile shapes: the planner (choose.h, chooseVariant) picks one of the configurations below per shape, from the measurements
+// in bench/NOTES.md ("Step 2").
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "cuda/check.h"
+#include "cuda/kernels/kernel.h"
+#include "cuda/kernels/helpers.cuh"
+#include "cuda/kernels/registry.h"
+
+namespace cuda_matmul {
+namespace {
+
+template <int BM_, int BN_, int BK_, int WARPS_M, int WARPS_N, int STAGES_>
+struct MmaConfig {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_;
+  static constexpr int kThreads = WARPS_M * WARPS_N * 32;
+  static constexpr int kWarpsN = WARPS_N;
+  static constexpr int kWarpM = BM / WARPS_M, kWarpN = BN / WARPS_N;  // each warp's share of the block tile
+  static constexpr int kFragsM = kWarpM / 16, kFragsN = kWarpN / 8;   // m16n8k8 tiles per warp
+  static constexpr int kStrideA = BK + 4, kStrideB = BN + 8;          // padded shared-memory rows (floats)
+  static constexpr int kStageFloats = BM * kStrideA + BK * kStrideB;
+  static constexpr int kSharedBytes = STAGES * kStageFloats * static_cast<int>(sizeof(float));
+  static_assert(kWarpM % 16 == 0 && kWarpN % 8 == 0 && BK % 8 == 0, "whole m16n8k8 tiles per warp");
+};
+
+// --- cp.async: global → shared without passing through registers (sm_80+) ---------------------------------
+
+// Copies BYTES (4 or 16) from src to dst, or writes zeros when !inside (src is then never read).
+template <int BYTES>
+__device__ __forceinline__ void copyAsync(float* dst, const float* src, bool inside) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(inside ? 16 : 0));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(address), "l"(src), "r"(inside ? 4 : 0));
+}
+
+__device__ __forceinline__ void commitCopies() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int PENDING>
+__device__ __forceinline__ void waitForCopies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+}
+
+// Starts copying a ROWS×COLS tile of a row-major matrix (leading dimension ld) into shared rows of STRIDE
+// floats. rowsLeft/colsLeft: how much of the tile lies inside the matrix; the rest is zero-filled (origin,
+// the matrix's first element, stands in as a valid address for copies that read nothing).
+template <int ROWS, int COLS, int STRIDE, int THREADS, bool VECTOR>
+__device__ __forceinline__ void loadTile(float* shared, const float* tile, int64_t ld, int64_t rowsLeft,
+                                         int64_t colsLeft, const float* origin) {
+  constexpr int kWidth = VECTOR ? 4 : 1;
+  constexpr int kChunksPerRow = COLS / kWidth;
+  constexpr int kChunks = ROWS * kChunksPerRow;
+  static_assert(kChunks % THREADS == 0, "every thread copies the same number of chunks");
+#pragma unroll
+  for (int i = 0; i < kChunks / THREADS; ++i) {
+    const int chunk = static_cast<int>(threadIdx.x) + i * THREADS;
+    const int row = chunk / kChunksPerRow, col = (chunk % kChunksPerRow) * kWidth;
+    // VECTOR implies colsLeft % 4 == 0, so a 4-float chunk is wholly inside or wholly outside.
+    const bool inside = row < rowsLeft && col < colsLeft;
+    copyAsync<kWidth * 4>(shared + row * STRIDE + col, inside ? tile + row * ld + col : origin, inside);
+  }
+}
+
+// --- tensor-core arithmetic --------------------------------------------------------------------------------
+
+__device__ __forceinline__ uint32_t toTf32(float x) {
+  uint32_t bits;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
+  return bits;
+}
+
+// x ≈ big + small, both TF32; small carries the 13 mantissa bits big drops (only computed when used).
+template <int PASSES>
+__device__ __forceinline__ void split(float x, uint32_t& big, uint32_t& small) {
+  big = toTf32(x);
+  if constexpr (PASSES == 3) small = toTf32(x - __uint_as_float(big));
+}
+
+// acc (16×8, fp32) += a (16×8, tf32, row-major fragment) · b (8×8, tf32, column fragment)
+__device__ __forceinline__ void mma16x8x8(float (&acc)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// One 8-deep slice of the block tile: load this warp's fragments from shared memory, split, multiply.
+// Fragment layouts (PTX ISA, mma.m16n8k8 .tf32): lane = 4·g + t; A holds (g, t), (g+8, t), (g, t+4),
+// (g+8, t+4); B holds (k=t, n=g), (k=t+4, n=g); C holds (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
+template <class Cfg, int PASSES>
+__device__ __forceinline__ void multiplySlice(float (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], const float* As,
+                                              const float* Bs, int g, int t) {
+  uint32_t bBig[Cfg::kFragsN][2], bSmall[Cfg::kFragsN][2];
+#pragma unroll
+  for (int j = 0; j < Cfg::kFragsN; ++j) {
+    const float* b = Bs + t * Cfg::kStrideB + j * 8 + g;
+    split<PASSES>(b[0], bBig[j][0], bSmall[j][0]);
+    split<PASSES>(b[4 * Cfg::kStrideB], bBig[j][1], bSmall[j][1]);
+  }
+  // One row of A fragments at a time: fewer live registers than splitting them all up front.
+#pragma unroll
+  for (int i = 0; i < Cfg::kFragsM; ++i) {
+    uint32_t aBig[4], aSmall[4];
+    const float* a = As + (i * 16 + g) * Cfg::kStrideA + t;
+    split<PASSES>(a[0], aBig[0], aSmall[0]);
+    split<PASSES>(a[8 * Cfg::kStrideA], aBig[1], aSmall[1]);
+    split<PASSES>(a[4], aBig[2], aSmall[2]);
+    split<PASSES>(a[8 * Cfg::kStrideA + 4], aBig[3], aSmall[3]);
+#pragma unroll
+    for (int j = 0; j < Cfg::kFragsN; ++j) {
+      if constexpr (PASSES == 3) {
+        // The tensor cores round their fp32 sums toward zero. Into the running sum, that error grows with K
+        // (2.9e-5 at K=4096, 25× cuBLAS); so this slice's three products are summed from zero, the small
+        // terms first, and added to the running sum with a round-to-nearest FADD (bench/NOTES.md, step 2).
+        // tf32 accumulates in the tensor cores, as cuBLAS TF32 does, and long K is split (kernels/launch.cu).
+        float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        mma16x8x8(part, aSmall, bBig[j]);
+        mma16x8x8(part, aBig, bSmall[j]);
+        mma16x8x8(part, aBig, bBig[j]);
+#pragma unroll
+        for (int q = 0; q < 4; ++q) acc[i][j][q] += part[q];
+      } else {
+        mma16x8x8(acc[i][j], aBig, bBig[j]);
+      }
+    }
+  }
+}
+
+// Writes this thread's accumulators to C; returns 0, or NaN if one of them is not finite (nonFiniteProbe).
+template <class Cfg, bool VECTOR>
+__device__ __forceinline__ float storeTile(const float (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], float* C, int64_t M,
+                                           int64_t N, int64_t ldc, int64_t rowBase, int64_t colBase, int g, int t) {
+  float probe = 0.0f;
+#pragma unroll
+  for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int64_t row = rowBase + i * 16 + half * 8 + g;
+      if (row >= M) continue;
+      float* cRow = C + row * ldc;
+#pragma unroll
+      for (int j = 0; j < Cfg::kFragsN; ++j) {
+        const int64_t col = colBase + j * 8 + 2 * t;
+        const float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
+        probe = nonFiniteProbe(v1, nonFiniteProbe(v0, probe));
+        if (VECTOR && col + 1 < N) {
+          *reinterpret_cast<float2*>(cRow + col) = make_float2(v0, v1);
+        } else {
+          if (col < N) cRow[col] = v0;
+          if (col + 1 < N) cRow[col + 1] = v1;
+        }
+      }
+    }
+  return probe;
+}
+
+template <class Cfg, int PASSES, bool VECTOR>
+__global__ void __launch_bounds__(Cfg::kThreads)
+    mmaGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int64_t M, int64_t K,
+            int64_t N, int64_t lda, int64_t ldb, int64_t ldc, int64_t sliceDepth, int64_t sliceStride) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, ldb, A, B, C, K);
+  extern __shared__ float4 sharedWords[];  // float4: 16-byte aligned for cp.async
+  float* const shared = reinterpret_cast<float*>(sharedWords);
+  const int64_t blockRow = static_cast<int64_t>(blockIdx.y) * Cfg::BM, blockCol = static_cast<int64_t>(blockIdx.x) * Cfg::BN;
+  const float* const aTile = A + blockRow * lda;
+  const float* const bTile = B + blockCol;
+  const int kTiles = static_cast<int>((K + Cfg::BK - 1) / Cfg::BK);
+
+  auto stageA = [&](int stage) { return shared + stage * Cfg::kStageFloats; };
+  auto stageB = [&](int stage) { return shared + stage * Cfg::kStageFloats + Cfg::BM * Cfg::kStrideA; };
+  auto startLoading = [&](int kTile) {
+    const int64_t k0 = static_cast<int64_t>(kTile) * Cfg::BK;
+    const int stage = kTile % Cfg::STAGES;
+    loadTile<Cfg::BM, Cfg::BK, Cfg::kStrideA, Cfg::kThreads, VECTOR>(stageA(stage), aTile + k0, lda, M - blockRow, K - k0, A);
+    loadTile<Cfg::BK, Cfg::BN, Cfg::kStrideB, Cfg::kThreads, VECTOR>(stageB(stage), bTile + k0 * ldb, ldb, K - k0, N - blockCol, B);
+  };
+
+  // Fill all stages but one; each iteration then waits for the oldest, refills the one freed last.
+#pragma unroll
+  for (int s = 0; s < Cfg::STAGES - 1; ++s) {
+    if (s < kTiles) startLoading(s);
+    commitCopies();  // empty groups too, so the wait counts below stay exact
+  }
+
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int warpRow = (warp / Cfg::kWarpsN) * Cfg::kWarpM, warpCol = (warp % Cfg::kWarpsN) * Cfg::kWarpN;
+  float acc[Cfg::kFragsM][Cfg::kFragsN][4] = {};
+
+  for (int kTile = 0; kTile < kTiles; ++kTile) {
+    waitForCopies<Cfg::STAGES - 2>();  // this tile has landed (for this thread) ...
+    __syncthreads();                   // ... for every thread, and everyone is done with the previous stage
+    if (kTile + Cfg::STAGES - 1 < kTiles) startLoading(kTile + Cfg::STAGES - 1);
+    commitCopies();
+    const float* As = stageA(kTile % Cfg::STAGES) + warpRow * Cfg::kStrideA;
+    const float* Bs = stageB(kTile % Cfg::STAGES) + warpCol;
+#pragma unroll
+    for (int kk = 0; kk < Cfg::BK; kk += 8)
+      multiplySlice<Cfg, PASSES>(acc, As + kk, Bs + kk * Cfg::kStrideB, g, t);
+  }
+  waitForCopies<0>();
+
+  const int64_t rowBase = blockRow + warpRow, colBase = blockCol + warpCol;
+  if (!finite(storeTile<Cfg, VECTOR>(acc, C, M, N, ldc, rowBase, colBase, g, t)))
+    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + g, 2 * Cfg::kFragsM, colBase + 2 * t, Cfg::kFragsN);
+#endif
+}
+
+template <class Cfg, int PASSES, bool VECTOR>
+void launchVariant(const GemmOperands& o, cudaStream_t stream) {
+  const auto kernel = mmaGemm<Cfg, PASSES, VECTOR>;
+  // Above 48 KB a block's shared memory must be opted into, per kernel and device, once per process.
+  static std::atomic<uint64_t> optedIn{0};  // bit d: done on device d (d < 64; larger indices ask each time)
+  int device = 0;
+  checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+  if (!(optedIn.load(std::memory_order_relaxed) & bit)) {
+    checkCuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSharedBytes),
+              "cudaFuncSetAttribute(mma shared memory)");
+    optedIn.fetch_or(bit, std::memory_order_relaxed);
+  }
+  const dim3 grid(static_cast<unsigned>((o.n + Cfg::BN - 1) / Cfg::BN), static_cast<unsigned>((o.m + Cfg::BM - 1) / Cfg::BM),
+                  static_cast<unsigned>(o.slices));
+  kernel<<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, o.sliceDepth,
+                                                             o.sliceStride);
+}
+
+template <class Cfg>
+void launchMma(const GemmOperands& o, Precision precision, cudaStream_t stream) {
+  const bool vector = rowsAligned16(o.a, o.lda) && rowsAligned16(o.b, o.ldb) && rowsAligned16(o.c, o.ldc);
+  if (precision == Precision::Tf32)
+    vector ? launchVariant<Cfg, 1, true>(o, stream) : launchVariant<Cfg, 1, false>(o, stream);
+  else
+    vector ? launchVariant<Cfg, 3, true>(o, stream) : launchVariant<Cfg, 3, false>(o, stream);
+}
+
+// 4 warps a block, 16-deep k slices, 4 stages: at most 76 KB of shared memory, under every sm_80+ limit.
+using Mma128x128 = MmaConfig<128, 128, 16, 2, 2, 4>;
+using Mma128x64 = MmaConfig<128, 64, 16, 2, 2, 4>;
+using Mma64x128 = MmaConfig<64, 128, 16, 2, 2, 4>;
+using Mma64x64 = MmaConfig<64, 64, 16, 2, 2, 4>;
+
+template <class Cfg>
+constexpr KernelVariant variant(const char* name) {
+  return {name, launchMma<Cfg>, {Cfg::BM, Cfg::BN}};
+}
+constexpr KernelVariant kMmaVariants[] = {variant<Mma128x128>("mma 128x128"), variant<Mma128x64>("mma 128x64"),
+                                       variant<Mma64x128>("mma 64x128"), variant<Mma64x64>("mma 64x64")};
+
+}  // namespace
+
+KernelVariants mmaVariants() { return kMmaVariants; }
+
+}  // namespace cuda_matmul

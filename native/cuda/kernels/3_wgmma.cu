@@ -1,0 +1,374 @@
+// Step 3 of the kernel progression: Hopper's warpgroup matrix multiply (wgmma, sm_90a only) for precision
+// 'tf32'. Improves on mma (2_mma.cu), whose tf32 mode reaches 140 TFLOP/s at 4096³ against cuBLAS TF32's 390:
+// mma.sync feeds the tensor cores from registers, one warp and one 16×8 product at a time, so shared-memory
+// fragment loads and issue slots, not the tensor cores, set its pace. Here
+//   - one instruction (wgmma m64n256k8) has a warpgroup of 4 warps multiply a 64×8 slice of A by an 8×256
+//     slice of B, B read by the tensor cores straight from shared memory, asynchronously;
+//   - tiles reach shared memory through the tensor memory accelerator (TMA, cp.async.bulk.tensor): one
+//     thread asks for a whole tile, in the 128-byte swizzled layout wgmma reads without bank conflicts, and
+//     the TMA zero-fills what lies past the matrix edges (any m, k, n);
+//   - warp specialisation: a producer warpgroup only issues TMA copies, STAGES tiles ahead, and two consumer
+//     warpgroups only multiply (each 64 rows of the 128×256 block tile); they hand stages to each other
+//     through mbarriers, and setmaxnreg moves registers from the producer to the consumers' accumulators;
+//   - blocks sweep the columns of C in groups of 8 tile rows, so that a wave of blocks shares its rows of A and
+//     columns of Bᵀ in L2 (row-major order streams all of Bᵀ through L2 every wave: half the speed at 8192³);
+//   - operands are rounded to TF32 (as mma's tf32 mode and cuBLAS do), not truncated, which is what wgmma
+//     does to float32 bits read from shared memory: B once while it is transposed, A on its way from shared
+//     memory to the registers wgmma can also take it from.
+//   - an element that comes out NaN or ±∞ is recomputed with fp32 FMAs from A and the caller's B
+//     (recomputeNonFinite, kernels/helpers.cuh): TF32 rounding carries values near FLT_MAX to ∞ and the tensor cores may flush
+//     subnormals; long K is split into slices of at most 4096, summed in float64 (kernels/launch.cu).
+// TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once (transposedB in
+// kernels/kernel.h). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
+// matrices do. precision 'fp32' is not offered here: the plan keeps it on mma (3xTF32).
+// Measured on an H100 (bench/NOTES.md, step 3): 4096³ 387 TFLOP/s alone, 338 with the transpose of B, against
+// cuBLAS TF32's 386 (0.87×; mma's tf32 mode 140); 8192³ 373 against 404; error 2.6e-4, as cuBLAS's.
+#include <cuda.h>  // CUtensorMap (the driver function itself is reached through the runtime, no -lcuda)
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "cuda/check.h"
+#include "cuda/kernels/kernel.h"
+#include "cuda/kernels/helpers.cuh"
+#include "cuda/kernels/registry.h"
+#include "core/errors.h"
+
+namespace cuda_matmul {
+namespace {
+
+constexpr int kBlockRows = 128, kBlockCols = 256, kDepth = 32, kStages = 4;
+constexpr int kConsumers = 2;                     // warpgroups that multiply, 64 rows of the block each
+constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0 produces
+constexpr int kTileBytesA = kBlockRows * kDepth * 4, kTileBytesB = kBlockCols * kDepth * 4;
+constexpr int kStageBytes = kTileBytesA + kTileBytesB;
+// Stages, then 2 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
+constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+static_assert(kDepth * 4 == 128, "one 128-byte swizzle row holds a tile row's k slice");
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// Blocks sweep the columns of C in groups of 8 tile rows (1024 rows of C), so that a wave of blocks shares
+// its rows of A and columns of Bᵀ in L2.
+constexpr int kGroupRows = 8;
+
+__device__ __forceinline__ uint32_t sharedAddress(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+
+// --- mbarriers: the producer's "stage full" and the consumers' "stage free" signals --------------------------
+
+__device__ __forceinline__ void barrierInit(uint64_t* barrier, int arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(sharedAddress(barrier)), "r"(arrivals));
+}
+
+__device__ __forceinline__ void barrierExpectBytes(uint64_t* barrier, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(sharedAddress(barrier)), "r"(bytes));
+}
+
+
+// Waits until the barrier's phase of this parity has completed.
+__device__ __forceinline__ void barrierWait(uint64_t* barrier, int parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait;\n"
+      "}\n" ::"r"(sharedAddress(barrier)),
+      "r"(parity));
+}
+
+
+
+// One box of a 2-D tensor map (inner coordinate first) into shared memory; completes on `barrier`.
+__device__ __forceinline__ void tmaLoad(void* shared, const CUtensorMap* map, int inner, int outer, uint64_t* barrier) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+          sharedAddress(shared)),
+      "l"(map), "r"(sharedAddress(barrier)), "r"(inner), "r"(outer)
+      : "memory");
+}
+
+__device__ __forceinline__ void barrierArrive(uint64_t* barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(sharedAddress(barrier)));
+}
+
+
+// Which tile of C (first row, first column) this block computes: groups of kGroupRows tile rows sweep the
+// columns one column of tiles at a time.
+__device__ __forceinline__ int2 blockTile(int64_t M, int64_t N) {
+  const int columns = static_cast<int>((N + kBlockCols - 1) / kBlockCols);
+  const int rows = static_cast<int>((M + kBlockRows - 1) / kBlockRows);
+  const int block = static_cast<int>(blockIdx.x), perGroup = kGroupRows * columns;
+  const int firstRow = block / perGroup * kGroupRows;
+  const int rowsInGroup = min(rows - firstRow, kGroupRows);
+  const int inGroup = block % perGroup;
+  return {(firstRow + inGroup % rowsInGroup) * kBlockRows, inGroup / rowsInGroup * kBlockCols};
+}
+
+// --- wgmma ---------------------------------------------------------------------------------------------------
+
+// Shared-memory matrix descriptor of a K-major tile in the 128-byte swizzled layout: rows of 128 bytes,
+// 8-row groups 1024 bytes apart (stride byte offset); the leading byte offset is unused for this layout.
+__device__ __forceinline__ uint64_t sharedDescriptor(const void* tile) {
+  const uint64_t address = sharedAddress(tile);
+  return ((address & 0x3FFFF) >> 4) | (uint64_t{16 >> 4} << 16) | (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
+}
+
+#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define D128 D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56), D8(64), D8(72), D8(80), D8(88), D8(96), D8(104), D8(112), D8(120)
+
+
+// d (64×256 per warpgroup, fp32) += A (64×8, tf32, this thread's fragment in registers: loadFragmentA)
+// · B (8×256, tf32, from shared memory).
+__device__ __forceinline__ void wgmma64x256x8(float (&d)[128], const uint32_t (&a)[4], uint64_t b) {
+  asm volatile(
+      "{\n"
+      ".reg .pred accumulate;\n"
+      "setp.ne.b32 accumulate, %133, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, accumulate, 1, 1;\n"
+      "}\n"
+      : D128
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+#undef D128
+#undef D8
+
+__device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int PENDING>
+__device__ __forceinline__ void wgmmaWait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(PENDING) : "memory");
+}
+
+// Keeps registers that an asynchronous wgmma reads or writes where they are (the compiler must not move or
+// reuse them meanwhile).
+template <class T, int N>
+__device__ __forceinline__ void pinRegisters(T (&x)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if constexpr (std::is_same_v<T, float>)
+      asm volatile("" : "+f"(x[i])::"memory");
+    else
+      asm volatile("" : "+r"(x[i])::"memory");
+  }
+}
+
+__device__ __forceinline__ uint32_t roundToTf32(float x) {
+  uint32_t bits;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
+  return bits;
+}
+
+// This thread's A fragment for k-step kk (8 deep) of its warpgroup's 64 rows of a stage, rounded to TF32.
+// Fragment (as mma.m16n8k8): warp w, lane 4g + t holds rows 16w + g and 16w + g + 8, columns t and t + 4.
+// In the 128-byte swizzle, 16-byte chunk c of row r sits at chunk c ^ (r % 8); both rows have r % 8 = g,
+// so a warp's 32 reads hit 32 different banks.
+__device__ __forceinline__ void loadFragmentA(uint32_t (&a)[4], const uint8_t* rows, int kk) {
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const uint8_t* first = rows + (warp * 16 + g) * 128;
+  const uint8_t* second = first + 8 * 128;
+  const int low = (((2 * kk) ^ g) * 16) + t * 4, high = (((2 * kk + 1) ^ g) * 16) + t * 4;
+  a[0] = roundToTf32(*reinterpret_cast<const float*>(first + low));
+  a[1] = roundToTf32(*reinterpret_cast<const float*>(second + low));
+  a[2] = roundToTf32(*reinterpret_cast<const float*>(first + high));
+  a[3] = roundToTf32(*reinterpret_cast<const float*>(second + high));
+}
+
+// Each thread's accumulators, per the wgmma D fragment layout: warp w of the warpgroup holds rows
+// 16w + g and 16w + g + 8 (lane = 4g + t); d[4j..4j+1] are columns 8j + 2t, +1 of the first, d[4j+2..] of the second.
+// Returns 0, or NaN if one of them is not finite (nonFiniteProbe).
+__device__ __forceinline__ float storeAccumulators(const float (&d)[128], float* C, int64_t M, int64_t N, int64_t ldc,
+                                                   int64_t rowBase, int64_t colBase, bool pairs) {
+  float probe = 0.0f;
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int64_t row = rowBase + warp * 16 + half * 8 + g;
+    if (row >= M) continue;
+    float* const cRow = C + row * ldc;
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+      const int64_t col = colBase + j * 8 + 2 * t;
+      const float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
+      probe = nonFiniteProbe(v1, nonFiniteProbe(v0, probe));
+      if (pairs && col + 1 < N) {
+        *reinterpret_cast<float2*>(cRow + col) = make_float2(v0, v1);
+      } else {
+        if (col < N) cRow[col] = v0;
+        if (col + 1 < N) cRow[col + 1] = v1;
+      }
+    }
+  }
+  return probe;
+}
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+// C (M×N) = A (M×K) · B, with A and Bᵀ (N×K) read through tensor maps. pairs: C's rows allow float2 stores.
+// A (lda) and B as the caller holds it (k×n, ldb): for the exact recomputation of non-finite results.
+// Split K: block row y of the grid multiplies slice y, sliceDepth deep (a multiple of kDepth), into C + y·sliceStride.
+__global__ void __launch_bounds__(kThreads, 1)
+    wgmmaGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapBt, float* __restrict__ C,
+              int64_t M, int64_t K, int64_t N, int64_t ldc, bool pairs, const float* A, int64_t lda, const float* B,
+              int64_t ldb, int64_t sliceDepth, int64_t sliceStride) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  const int kBegin = sliceDepth > 0 ? static_cast<int>(blockIdx.y * sliceDepth) : 0;  // the host keeps it under 2^30
+  takeKSlice(blockIdx.y, sliceDepth, sliceStride, false, ldb, A, B, C, K);
+  extern __shared__ uint8_t sharedBytes[];
+  uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
+  uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes);
+  uint64_t* const empty = full + kStages;
+  auto tileA = [&](int stage) { return stages + stage * kStageBytes; };
+  auto tileB = [&](int stage) { return stages + stage * kStageBytes + kTileBytesA; };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      barrierInit(&full[s], 1);            // the producer's expect-bytes arrival, then the TMA's bytes
+      barrierInit(&empty[s], kConsumers);  // one arrival per consumer warpgroup
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  const int kTiles = static_cast<int>((K + kDepth - 1) / kDepth);
+  const int2 tile = blockTile(M, N);
+  const int blockRow = tile.x, blockCol = tile.y;
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (threadIdx.x == 0) {
+      for (int kt = 0; kt < kTiles; ++kt) {
+        const int stage = kt % kStages;
+        if (kt >= kStages) barrierWait(&empty[stage], ((kt / kStages) & 1) ^ 1);  // its last use has finished
+        barrierExpectBytes(&full[stage], kStageBytes);
+        tmaLoad(tileA(stage), &mapA, kBegin + kt * kDepth, blockRow, &full[stage]);
+        tmaLoad(tileB(stage), &mapBt, kBegin + kt * kDepth, blockCol, &full[stage]);
+      }
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  const int consumer = warpgroup - 1;
+  float d[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) d[i] = 0.0f;
+  // A fragments for two stages: one read by the wgmma still in flight, one being loaded.
+  uint32_t fragments[2][kDepth / 8][4];
+  auto consume = [&](int kt, auto buffer) {
+    constexpr int kBuffer = decltype(buffer)::value;
+    const int stage = kt % kStages;
+    barrierWait(&full[stage], (kt / kStages) & 1);
+    const uint8_t* b = tileB(stage);
+#pragma unroll
+    for (int kk = 0; kk < kDepth / 8; ++kk)  // this warpgroup's 64 rows of A, 128 bytes each
+      loadFragmentA(fragments[kBuffer][kk], tileA(stage) + consumer * 64 * 128, kk);
+    wgmmaFence();
+#pragma unroll
+    for (int kk = 0; kk < kDepth / 8; ++kk)  // 8 tf32 = 32 bytes along k, inside the swizzled rows of Bᵀ
+      wgmma64x256x8(d, fragments[kBuffer][kk], sharedDescriptor(b + kk * 32));
+    wgmmaCommit();
+    // Keep this stage's products in flight; the previous stage's are done once one group is pending, and its
+    // shared memory and fragments can be reused.
+    wgmmaWait<1>();
+    pinRegisters(d);
+#pragma unroll
+    for (int kk = 0; kk < kDepth / 8; ++kk) pinRegisters(fragments[0][kk]), pinRegisters(fragments[1][kk]);
+    if (kt > 0 && threadIdx.x % 128 == 0) barrierArrive(&empty[(kt - 1) % kStages]);
+  };
+  int kt = 0;
+  for (; kt + 1 < kTiles; kt += 2) {  // two at a time, so each stage's fragment buffer is known at compile time
+    consume(kt, std::integral_constant<int, 0>{});
+    consume(kt + 1, std::integral_constant<int, 1>{});
+  }
+  if (kt < kTiles) consume(kt, std::integral_constant<int, 0>{});
+  wgmmaWait<0>();
+  pinRegisters(d);
+  const int64_t rowBase = blockRow + consumer * 64;
+  if (!finite(storeAccumulators(d, C, M, N, ldc, rowBase, blockCol, pairs))) {
+    const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + warp * 16 + lane / 4, 2, blockCol + 2 * (lane % 4), 32);
+  }
+#endif
+}
+
+// cuTensorMapEncodeTiled, from the driver the runtime has loaded (so the addon needs no -lcuda at link time).
+PFN_cuTensorMapEncodeTiled_v12000 encodeTiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 function = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    checkCuda(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found),
+              "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)");
+    if (found != cudaDriverEntryPointSuccess || entry == nullptr)
+      throw MatmulError(ErrorKind::Failure, "the CUDA driver has no cuTensorMapEncodeTiled (wgmma needs CUDA 12+)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return function;
+}
+
+// A tensor map over a row-major rows×cols matrix (row pitch ld floats) whose boxes are boxRows×32 floats,
+// 128-byte swizzled. Reads past the edges fill zeros.
+CUtensorMap tileMap(const float* matrix, int64_t rows, int64_t cols, int64_t ld, int boxRows) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
+  const cuuint32_t box[2] = {kDepth, static_cast<cuuint32_t>(boxRows)}, unit[2] = {1, 1};
+  const CUresult result = encodeTiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(matrix), dims, strides,
+                                        box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS)
+    throw MatmulError(ErrorKind::Failure, "cuTensorMapEncodeTiled failed (error " + std::to_string(result) + ")");
+  return map;
+}
+
+// TMA coordinates are 32-bit: K goes to the kernel in chunks of at most this many, each with tensor maps of its own.
+constexpr int64_t kMaxChunkDepth = int64_t{1} << 30;
+
+// o.b is Bᵀ (n×k, row pitch o.ldb ≥ k) rounded to TF32: see transposedB in kernels/kernel.h.
+void launchWgmma(const GemmOperands& o, Precision, cudaStream_t stream) {
+  if (o.m == 0 || o.n == 0) return;
+  if (!rowsAligned16(o.a, o.lda) || !rowsAligned16(o.b, o.ldb))
+    throw MatmulError(ErrorKind::Failure, "internal error: wgmma needs A and Bᵀ rows 16-byte aligned");
+  if (o.n > INT32_MAX - kBlockCols || (o.slices == 1 && o.k > kMaxChunkDepth) || (o.slices > 1 && o.sliceDepth % kDepth != 0))
+    throw MatmulError(ErrorKind::Range, "wgmma: this shape needs the plan's split of K (internal error)");
+  static std::atomic<uint64_t> optedIn{0};  // bit d: shared-memory opt-in done on device d (as in 2_mma.cu)
+  int device = 0;
+  checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+  if (!(optedIn.load(std::memory_order_relaxed) & bit)) {
+    checkCuda(cudaFuncSetAttribute(wgmmaGemm, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes),
+              "cudaFuncSetAttribute(wgmma shared memory)");
+    optedIn.fetch_or(bit, std::memory_order_relaxed);
+  }
+  // A one-dimensional grid in x, which blockTile maps onto C; the K slices of one chunk in y.
+  const int64_t blocks = ((o.m + kBlockRows - 1) / kBlockRows) * ((o.n + kBlockCols - 1) / kBlockCols);
+  if (blocks > INT32_MAX) throw MatmulError(ErrorKind::Range, "wgmma: the product has more blocks than one grid holds");
+  const bool pairs = reinterpret_cast<uintptr_t>(o.c) % 8 == 0 && o.ldc % 2 == 0;
+  const int64_t slicesPerChunk = o.slices == 1 ? 1 : std::max<int64_t>(1, kMaxChunkDepth / o.sliceDepth);
+  for (int64_t first = 0; first < o.slices; first += slicesPerChunk) {
+    const int64_t slices = std::min<int64_t>(slicesPerChunk, o.slices - first);
+    const int64_t begin = first * o.sliceDepth, depth = o.slices == 1 ? o.k : std::min(slices * o.sliceDepth, o.k - begin);
+    // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
+    const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, kBlockRows);
+    const CUtensorMap mapBt = tileMap(o.b + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, kBlockCols);
+    const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(slices));
+    wgmmaGemm<<<grid, kThreads, kSharedBytes, stream>>>(mapA, mapBt, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc,
+                                                        pairs, o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb,
+                                                        o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride);
+  }
+}
+
+constexpr KernelVariant kWgmmaVariants[] = {{"wgmma 128x256", launchWgmma, {kBlockRows, kBlockCols}}};
+
+}  // namespace
+
+KernelVariants wgmmaVariants() { return kWgmmaVariants; }
+
+}  // namespace cuda_matmul

@@ -1,0 +1,124 @@
+// How the plan chooses, for one product on one device: the kernel ('auto'), its variant (block tile), the split
+// of a long K, and the rows of C per pipelined panel. Header-only, so that bench/kernels.cu times exactly what
+// 'auto' picks.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/options.h"
+#include "cuda/kernels/registry.h"
+
+namespace cuda_matmul {
+
+struct DeviceCaps {
+  int major = 0, minor = 0, multiprocessors = 1;
+};
+
+// Whether the wgmma kernel (tf32 on an H100/H200) beats mma's tf32 mode for an m×k×n product (bench/NOTES.md,
+// step 3): from 1024×1024 outputs, with k deep enough to pay for transposing B. Below, and for skinny
+// products, mma's smaller tiles win (64×768×100000: 0.35× cuBLAS TF32 with wgmma, 0.96× with mma).
+inline bool wgmmaPaysFor(int64_t m, int64_t k, int64_t n) { return m >= 1024 && n >= 1024 && k >= 256; }
+
+// 'auto' takes the fastest kernel measured (bench/NOTES.md): wgmma for large tf32 products where it runs,
+// otherwise the tensor-core kernel where the device has tensor cores it can use (3xTF32 beats FFMA at every
+// shape measured, at better than fp32 accuracy), else blocktile. Muld is never the fastest; it stays
+// selectable as the readable baseline.
+inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
+  if (precision == Precision::Tf32 && runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) &&
+      wgmmaPaysFor(m, k, n))
+    return Kernel::Wgmma;
+  return runsOn(kernelRow(Kernel::Mma), device.major, device.minor) ? Kernel::Mma : Kernel::BlockTile;
+}
+
+// Which block tile a kernel with several (mma) uses for an m×n product. Measured on an H100 (bench/NOTES.md,
+// step 2):
+//   - 128×128 tiles reuse each loaded element most and win once the grid fills the GPU
+//     (2048³ and up: 1.04× cuBLAS against 0.85–0.91× for the smaller tiles);
+//   - a side of 64 or less gets a 64-wide tile, not a half-empty 128 one (64×768×100000: 0.95× with 64×128,
+//     0.58× with 128×128; 100000×768×64: 1.03× with 128×64);
+//   - a grid of under 1.5 blocks per multiprocessor leaves SMs idle, so the tile shrinks until it is not
+//     (1024³: 64 blocks of 128×128 reach 0.62×, 256 blocks of 64×64 1.12×).
+inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, int64_t n,
+                                          int multiprocessors) {
+  int64_t rows = m <= 64 ? 64 : 128, cols = n <= 64 ? 64 : 128;
+  auto blocks = [&] { return ((m + rows - 1) / rows) * ((n + cols - 1) / cols); };
+  while (2 * blocks() < 3 * static_cast<int64_t>(multiprocessors)) {
+    if (cols == 128)
+      cols = 64;
+    else if (rows == 128)
+      rows = 64;
+    else
+      break;
+  }
+  for (const KernelVariant& variant : variants)
+    if (variant.tile.rows == rows && variant.tile.cols == cols) return variant;
+  return variants.front();  // a kernel built for one tile
+}
+
+// Long K (bench/NOTES.md, "Long K"). Each kernel sums its products in fp32 registers, so its rounding error
+// grows with K: at 2×20,000,000×2 mma had 2.0e-5 and blocktile 8.2e-5 against cuBLAS SGEMM's 2.9e-6, and mma's
+// tf32 5.9e-2 against cuBLAS TF32's 6.6e-4. Past its row's slice depth (registry.h), K is split: each slice is
+// summed into a partial result, and the partials are added in float64 (launch.cu). The partials take
+// slices × rows × pitch floats of device memory, at most kSplitWorkspaceBytes: a product too large for two
+// slices there is not split.
+constexpr int64_t kSplitWorkspaceBytes = int64_t{64} << 20;
+constexpr int64_t kMaxSlices = 65535;    // a grid's z (wgmma: y) dimension
+constexpr int64_t kSliceAlignment = 32;  // whole k tiles of every kernel, and 16-byte aligned slices of A
+
+struct KSplit {
+  int slices = 1;
+  int64_t depth = 0;  // 0: not split
+};
+
+// How a launch of up to `rows` rows of C (row pitch `pitch`) splits K into slices of at most `maxDepth`.
+inline KSplit chooseKSplit(int64_t maxDepth, int64_t rows, int64_t pitch, int64_t k) {
+  if (k <= maxDepth || rows == 0 || pitch == 0) return {};
+  const int64_t fit = kSplitWorkspaceBytes / (rows * pitch * static_cast<int64_t>(sizeof(float)));
+  const int64_t slices = std::min({(k + maxDepth - 1) / maxDepth, fit, kMaxSlices});
+  if (slices < 2) return {};
+  const int64_t depth = ((k + slices - 1) / slices + kSliceAlignment - 1) / kSliceAlignment * kSliceAlignment;
+  return {static_cast<int>((k + depth - 1) / depth), depth};
+}
+
+// CUDA grids hold at most 65535 blocks in y; a panel never needs more.
+constexpr int64_t kMaxGridRows = 65535;
+
+// Rows of C per panel. From host arrays, the product is computed in row panels so that copies overlap the
+// kernels (transfer/panels.cu). About 8 panels overlap well, but each panel must be whole waves of blocks
+// (2 blocks of 128×128 run per SM at once): a panel of 1.1 waves takes as long as 2 (bench/NOTES.md,
+// "Transfers": 4096³ from allocHost memory, 9-tile-row panels 6.5 ms).
+constexpr int64_t kBlocksPerSm = 2;
+inline int64_t choosePanelRows(int64_t m, int64_t n, TileShape tile, int multiprocessors) {
+  const int64_t blocksPerTileRow = std::max<int64_t>(1, (n + tile.cols - 1) / tile.cols);
+  const int64_t tileRowsPerWave = std::max<int64_t>(1, kBlocksPerSm * multiprocessors / blocksPerTileRow);
+  const int64_t eighthInTileRows = ((m + 7) / 8 + tile.rows - 1) / tile.rows;
+  const int64_t waves = (eighthInTileRows + tileRowsPerWave - 1) / tileRowsPerWave;
+  return std::min(waves * tileRowsPerWave, kMaxGridRows) * tile.rows;
+}
+
+// What the plan decided for one product shape on one device.
+struct KernelPlan {
+  const KernelRow* row = nullptr;
+  const KernelVariant* variant = nullptr;
+  Precision precision = Precision::Fp32;
+  int64_t panelRows = 0;
+
+  Kernel kernel() const { return row->kernel; }
+  KSplit splitFor(int64_t rows, int64_t pitch, int64_t k) const {
+    return chooseKSplit(sliceDepth(*row, precision), rows, pitch, k);
+  }
+};
+
+// The plan for op(A)·op(B) of m×k×n: `requested` (already checked against the device) or 'auto''s choice.
+inline KernelPlan planKernel(Kernel requested, Precision precision, int64_t m, int64_t k, int64_t n,
+                             const DeviceCaps& device) {
+  KernelPlan plan;
+  plan.precision = precision;
+  plan.row = &kernelRow(requested != Kernel::Auto ? requested : autoKernel(precision, m, k, n, device));
+  plan.variant = &chooseVariant(plan.row->variants(), m, n, device.multiprocessors);
+  plan.panelRows = choosePanelRows(m, n, plan.variant->tile, device.multiprocessors);
+  return plan;
+}
+
+}  // namespace cuda_matmul

@@ -1,0 +1,61 @@
+// Device helpers every product kernel shares (0_muld.cu … 3_wgmma.cu), written once.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace cuda_matmul {
+
+// Split K (kernels/choose.h, chooseKSplit): block z of the grid multiplies slice z of K, `depth` deep, into its
+// own partial result at c + z·stride, which kernels/launch.cu's reduction sums. The kernel calls this first;
+// depth 0 means no split (one slice, the whole of K, straight into C). A is row-major (a slice is a column
+// range); B is row-major k×n (a row range, ldb apart) unless bTransposed (Bᵀ, n×k: a column range).
+// (A template, so that it takes kernels' __restrict__ pointers as they are.)
+template <class PointerA, class PointerB, class PointerC>
+__device__ __forceinline__ void takeKSlice(int z, int64_t depth, int64_t stride, bool bTransposed, int64_t ldb,
+                                           PointerA& a, PointerB& b, PointerC& c, int64_t& k) {
+  if (depth <= 0) return;
+  const int64_t begin = z * depth;
+  a += begin;
+  b += bTransposed ? begin : begin * ldb;
+  c += z * stride;
+  k = k - begin < depth ? k - begin : depth;
+}
+
+// Tensor-core products are not IEEE around special values: 3xTF32 splits an infinite operand x into
+// big = ∞ and small = x − ∞ = NaN; rounding to TF32 carries values near FLT_MAX to ∞; the tensor cores may
+// flush subnormals (∞ · subnormal → NaN). A product element is affected only if it comes out non-finite, so
+// the tensor-core kernels recompute each non-finite element of their result with fp32 FMAs in order, as
+// cuBLAS SGEMM computes it: it is then NaN or ±∞ exactly where an IEEE product is (bench/NOTES.md, "Special
+// values"). The check costs one FMA per accumulator (nonFiniteProbe); the recomputation runs only in a thread
+// that found one, after its accumulators were stored, so it takes no registers from the main loop.
+
+// probe stays 0 while every x is finite and becomes NaN at the first that is not (x·0 is NaN for ±∞ and NaN).
+__device__ __forceinline__ float nonFiniteProbe(float x, float probe) { return fmaf(x, 0.0f, probe); }
+
+__device__ __forceinline__ bool finite(float x) { return (__float_as_uint(x) & 0x7f800000u) != 0x7f800000u; }
+
+// C(row, col) for rows row0 + 8r (r < rowCount) and columns col0 + 8c + q (c < colCount, q < 2), the pattern
+// of mma's and wgmma's accumulator fragments: each such element of C that is not finite is recomputed as the
+// fp32 dot product of A's row and B's column (A row-major, lda; B row-major k×n, ldb), in order.
+// (static: one copy per kernel file, called out of line.)
+static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
+                                                int64_t ldb, int64_t M, int64_t N, int64_t K, int64_t row0, int rowCount,
+                                                int64_t col0, int colCount) {
+#pragma unroll 1
+  for (int r = 0; r < rowCount; ++r) {
+    const int64_t row = row0 + 8 * r;
+    if (row >= M) continue;
+#pragma unroll 1
+    for (int i = 0; i < 2 * colCount; ++i) {
+      const int64_t col = col0 + 8 * (i / 2) + i % 2;
+      if (col >= N || finite(C[row * ldc + col])) continue;
+      float sum = 0.0f;
+      for (int64_t p = 0; p < K; ++p) sum = fmaf(A[row * lda + p], B[p * ldb + col], sum);
+      C[row * ldc + col] = sum;
+    }
+  }
+}
+
+}  // namespace cuda_matmul

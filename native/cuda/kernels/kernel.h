@@ -1,0 +1,72 @@
+// The launch signature every product kernel shares: C (m×n) = A (m×k) · B (k×n) on device pointers, row-major
+// with leading dimensions (row pitches, in floats) lda ≥ k, ldb ≥ n, ldc ≥ n, launched on `stream`. Kernels
+// without a faster, less exact mode compute 'tf32' requests in full fp32 (more accurate than asked). A kernel
+// whose registry row says transposedB multiplies in TF32 and reads B as Bᵀ (n×k, ldb ≥ k) rounded to TF32: its
+// callers make that once (launchTranspose) before the launches.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/options.h"
+
+namespace cuda_matmul {
+
+struct GemmOperands {
+  const float* a;
+  const float* b;
+  float* c;
+  int64_t m, k, n;
+  int64_t lda, ldb, ldc;
+  // Split K (kernels/helpers.cuh, takeKSlice): `slices` blocks along the grid's z (y for wgmma), each
+  // multiplying sliceDepth of K into a partial result sliceStride floats after the previous one, from c on.
+  // One slice (the default): the whole of K straight into C.
+  int slices = 1;
+  int64_t sliceDepth = 0, sliceStride = 0;
+  // B as the caller holds it (k×n, row pitch exactLdb), for the exact recomputation of non-finite results
+  // (kernels/helpers.cuh, recomputeNonFinite): b itself, except for kernels that read a transposed, rounded copy.
+  const float* exactB = nullptr;
+  int64_t exactLdb = 0;
+};
+
+// Whether every row of a matrix at p with row pitch ld starts 16-byte aligned (float4 / 16-byte copies).
+inline bool rowsAligned16(const float* p, int64_t ld) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0; }
+
+// A block tile: rows × columns of C per thread block.
+struct TileShape {
+  int64_t rows, cols;
+};
+
+// One compiled configuration of a kernel (the mma kernel has four tile shapes), behind the launch signature
+// every kernel shares. The registry (registry.h) lists each kernel's variants.
+using LaunchFunction = void (*)(const GemmOperands& operands, Precision precision, cudaStream_t stream);
+struct KernelVariant {
+  const char* name;  // for messages and benchmarks: "mma 128x64"
+  LaunchFunction launch;
+  TileShape tile;
+};
+
+// A kernel's variants, as its file lists them (the CUDA files are C++17: no std::span).
+struct KernelVariants {
+  const KernelVariant* first;
+  size_t count;
+  template <size_t N>
+  constexpr KernelVariants(const KernelVariant (&list)[N]) : first(list), count(N) {}
+  constexpr const KernelVariant* begin() const { return first; }
+  constexpr const KernelVariant* end() const { return first + count; }
+  constexpr const KernelVariant& front() const { return *first; }
+};
+
+// Matrices on the device keep rows padded to a multiple of 4 floats, so every kernel can use 16-byte loads
+// and stores whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001).
+inline int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
+
+// dst (cols×rows, pitch dstPitch) = srcᵀ (src rows×cols, pitch srcPitch), on `stream` (transpose.cu);
+// Rounding::Tf32 also rounds each element to TF32, for a kernel that multiplies in TF32.
+enum class Rounding { None, Tf32 };
+void launchTranspose(const float* src, int64_t srcPitch, float* dst, int64_t dstPitch, int64_t rows, int64_t cols,
+                     Rounding rounding, cudaStream_t stream);
+
+}  // namespace cuda_matmul

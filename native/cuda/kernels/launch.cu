@@ -1,0 +1,60 @@
+#include "cuda/kernels/launch.h"
+
+#include <algorithm>
+
+#include "cuda/check.h"
+
+namespace cuda_matmul {
+namespace {
+
+// c = the sum of `slices` partial results (each rows×cols, row pitch `pitch`, sliceStride floats apart), added
+// in float64 and rounded once. One thread per element, rows in a grid-stride loop (grids hold 65535 rows).
+__global__ void sumSlices(const float* __restrict__ partials, int64_t pitch, int64_t sliceStride, int slices,
+                          float* __restrict__ c, int64_t ldc, int64_t rows, int64_t cols) {
+  const int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (col >= cols) return;
+  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const float* p = partials + row * pitch + col;
+    double sums[4] = {0, 0, 0, 0};  // independent sums, so the loads of several slices are in flight at once
+    int z = 0;
+    for (; z + 4 <= slices; z += 4)
+      for (int q = 0; q < 4; ++q) sums[q] += p[(z + q) * sliceStride];
+    for (; z < slices; ++z) sums[0] += p[z * sliceStride];
+    c[row * ldc + col] = static_cast<float>((sums[0] + sums[1]) + (sums[2] + sums[3]));
+  }
+}
+
+}  // namespace
+
+ProductLaunch::ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows, int64_t n, int64_t k)
+    : plan_(plan), kernel_(*plan.variant), pitch_(paddedPitch(n)) {
+  split_ = plan.splitFor(maxRows, pitch_, k);
+  if (splits()) workspace_.emplace(device, sizeof(float) * static_cast<size_t>(split_.slices * maxRows * pitch_));
+}
+
+void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
+  if (!o.exactB) {
+    o.exactB = o.b;
+    o.exactLdb = o.ldb;
+  }
+  if (!splits()) {
+    kernel_.launch(o, plan_.precision, stream);
+    return checkCuda(cudaGetLastError(), kernel_.name);
+  }
+  float* const c = o.c;
+  const int64_t ldc = o.ldc;
+  o.c = workspace_->floats();
+  o.ldc = pitch_;
+  o.slices = split_.slices;
+  o.sliceDepth = split_.depth;
+  o.sliceStride = o.m * pitch_;
+  kernel_.launch(o, plan_.precision, stream);
+  checkCuda(cudaGetLastError(), kernel_.name);
+  if (o.m == 0 || o.n == 0) return;
+  constexpr int kThreads = 256;
+  const dim3 grid(static_cast<unsigned>((o.n + kThreads - 1) / kThreads), static_cast<unsigned>(std::min<int64_t>(o.m, 65535)));
+  sumSlices<<<grid, kThreads, 0, stream>>>(o.c, pitch_, o.sliceStride, o.slices, c, ldc, o.m, o.n);
+  checkCuda(cudaGetLastError(), "sum of K slices");
+}
+
+}  // namespace cuda_matmul

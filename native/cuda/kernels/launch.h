@@ -1,0 +1,36 @@
+// One product launch as the plan decided it: the kernel straight into C, or, where K is long enough for the
+// plan to split it (choose.h, chooseKSplit), the kernel into partial results in a pooled workspace and a
+// reduction that adds them in float64 into C. Every caller launches through this (Mul, Matrices, gemm).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <optional>
+
+#include "cuda/kernels/kernel.h"
+#include "cuda/pools.h"
+#include "cuda/kernels/choose.h"
+
+namespace cuda_matmul {
+
+class ProductLaunch {
+ public:
+  // For launches of up to maxRows rows of C, n columns, depth k. Constructed before the caller's stream, so
+  // that its workspace outlives the work queued on that stream.
+  ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows, int64_t n, int64_t k);
+
+  // C = A·B for `operands` (b as the kernel reads it; exactB, when unset, is b) on `stream`.
+  void run(GemmOperands operands, cudaStream_t stream) const;
+
+  // Whether this launch splits K (it then needs its workspace).
+  bool splits() const { return split_.slices > 1; }
+
+ private:
+  const KernelPlan plan_;
+  const KernelVariant& kernel_;
+  KSplit split_;
+  int64_t pitch_;  // of each partial result
+  std::optional<DeviceAllocation> workspace_;
+};
+
+}  // namespace cuda_matmul

@@ -1,0 +1,67 @@
+// The kernel registry: one row per kernel, everything the plan and the launch need to know of it. A new kernel
+// is its file (numbered as the next step) and one row here; its option (name, precisions) is its row in
+// core/options.h, which the static_assert below keeps in step with this table.
+#pragma once
+
+#include <cstdint>
+
+#include "core/options.h"
+#include "cuda/kernels/kernel.h"
+
+namespace cuda_matmul {
+
+struct KernelRow {
+  Kernel kernel;
+  KernelVariants (*variants)();  // tile shapes; the plan picks one per product (choose.h)
+  int minimumMajor;                         // compute capability it needs (8: Ampere's mma.sync TF32, cp.async)
+  bool needsSm90a;                          // Hopper's wgmma: compute capability 9.0 exactly, built for sm_90a
+  bool transposedB;                         // reads B as Bᵀ rounded to TF32 (kernel.h)
+  // Long K is split into slices of at most this depth, summed in float64 (choose.h, chooseKSplit).
+  int64_t sliceDepthFp32, sliceDepthTf32;
+};
+
+// Each kernel file's variants.
+KernelVariants muldVariants();       // 0_muld.cu: step 0, the seeds' 16×16 shared-memory tiles
+KernelVariants blockTileVariants();  // 1_blocktile.cu: step 1, 128×128 blocks, 8×8 per thread
+KernelVariants mmaVariants();        // 2_mma.cu: step 2, tensor cores (3xTF32)
+KernelVariants wgmmaVariants();      // 3_wgmma.cu: step 3, Hopper wgmma + TMA, tf32 only
+
+// Slice depths (bench/NOTES.md, "Long K"): the FFMA kernels add one product at a time (1024); mma in fp32 adds
+// 8-deep sums rounded to nearest (8192); TF32 accumulates in the tensor cores (4096, where its error is cuBLAS
+// TF32's). wgmma has no fp32 mode (core/options.h), so its fp32 depth is never used.
+inline constexpr KernelRow kKernelRegistry[] = {
+    // kernel         variants           CC  sm_90a  Bᵀ     depth fp32, tf32
+    {Kernel::Auto, nullptr, 0, false, false, 0, 0},  // the plan always names a kernel
+    {Kernel::Muld, muldVariants, 0, false, false, 1024, 1024},
+    {Kernel::BlockTile, blockTileVariants, 0, false, false, 1024, 1024},
+    {Kernel::Mma, mmaVariants, 8, false, false, 8192, 4096},
+    {Kernel::Wgmma, wgmmaVariants, 9, true, true, 4096, 4096},
+};
+
+constexpr bool registryFollowsOptions() {
+  if (sizeof kKernelRegistry / sizeof *kKernelRegistry != kKernelCount) return false;
+  for (size_t i = 0; i < kKernelCount; ++i)
+    if (kKernelRegistry[i].kernel != kKernelOptions[i].kernel) return false;
+  return true;
+}
+static_assert(registryFollowsOptions(), "one row per kernel of core/options.h, in its order");
+
+constexpr const KernelRow& kernelRow(Kernel kernel) { return kKernelRegistry[static_cast<size_t>(kernel)]; }
+
+// Whether this build has the machine code a row needs (sm_90a for wgmma: CUDA_MATMUL_WGMMA, set by the build
+// when its architectures include 90a) and the device can run it.
+inline bool runsOn(const KernelRow& row, int major, int minor) {
+#if defined(CUDA_MATMUL_WGMMA)
+  constexpr bool kSm90aBuilt = true;
+#else
+  constexpr bool kSm90aBuilt = false;
+#endif
+  if (row.needsSm90a) return kSm90aBuilt && major == 9 && minor == 0;
+  return major >= row.minimumMajor;
+}
+
+inline int64_t sliceDepth(const KernelRow& row, Precision precision) {
+  return precision == Precision::Fp32 ? row.sliceDepthFp32 : row.sliceDepthTf32;
+}
+
+}  // namespace cuda_matmul

@@ -1,0 +1,64 @@
+// Not a matrix-product kernel family: the out-of-place transpose that gemm (op(X) = Xᵀ) and the wgmma kernel
+// (which reads B as Bᵀ) need. 32×32 tiles through shared memory, one extra column so that the column reads
+// hit 32 banks, so both the reads and the writes are coalesced.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "cuda/kernels/kernel.h"
+
+namespace cuda_matmul {
+namespace {
+
+constexpr int kTile = 32, kRowsPerPass = 8;
+
+// x rounded to the nearest TF32 value. TF32 exists from sm_80; older GPUs run no TF32 kernel, so there it is x.
+__device__ __forceinline__ float roundedToTf32(float x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint32_t bits;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
+  return __uint_as_float(bits);
+#else
+  return x;
+#endif
+}
+
+// TF32: round each element to TF32 on the way (cvt.rna), for a kernel that multiplies in TF32.
+template <bool TF32>
+__global__ void transposeTiles(const float* __restrict__ src, int64_t srcPitch, float* __restrict__ dst, int64_t dstPitch,
+                               int64_t rows, int64_t cols) {
+  __shared__ float tile[kTile][kTile + 1];
+  const int64_t col = static_cast<int64_t>(blockIdx.x) * kTile + threadIdx.x;
+  const int64_t rowBase = static_cast<int64_t>(blockIdx.y) * kTile;
+  for (int r = threadIdx.y; r < kTile; r += kRowsPerPass)
+    if (rowBase + r < rows && col < cols) tile[r][threadIdx.x] = src[(rowBase + r) * srcPitch + col];
+  __syncthreads();
+  // The block's tile, transposed: output row = input column.
+  const int64_t outCol = rowBase + threadIdx.x;
+  const int64_t outRowBase = static_cast<int64_t>(blockIdx.x) * kTile;
+  for (int r = threadIdx.y; r < kTile; r += kRowsPerPass)
+    if (outRowBase + r < cols && outCol < rows) {
+      const float x = tile[threadIdx.x][r];
+      dst[(outRowBase + r) * dstPitch + outCol] = TF32 ? roundedToTf32(x) : x;
+    }
+}
+
+unsigned tilesFor(int64_t count) { return static_cast<unsigned>((count + kTile - 1) / kTile); }
+
+}  // namespace
+
+void launchTranspose(const float* src, int64_t srcPitch, float* dst, int64_t dstPitch, int64_t rows, int64_t cols,
+                     Rounding rounding, cudaStream_t stream) {
+  const auto kernel = rounding == Rounding::Tf32 ? transposeTiles<true> : transposeTiles<false>;
+  if (rows == 0 || cols == 0) return;
+  // Grids hold at most 65535 blocks in y: taller matrices go in slices of that many tiles of rows, each slice
+  // landing in the matching columns of the result.
+  constexpr int64_t kSliceRows = int64_t{65535} * kTile;
+  for (int64_t row = 0; row < rows; row += kSliceRows) {
+    const int64_t sliceRows = std::min(kSliceRows, rows - row);
+    const dim3 grid(tilesFor(cols), tilesFor(sliceRows)), block(kTile, kRowsPerPass);
+    kernel<<<grid, block, 0, stream>>>(src + row * srcPitch, srcPitch, dst + row, dstPitch, sliceRows, cols);
+  }
+}
+
+}  // namespace cuda_matmul

@@ -1,0 +1,64 @@
+// Reusable CUDA resources, so a call does not pay cudaMalloc/cudaFree (cudaFree also waits for the whole
+// device), stream creation or page-locking every time. Each pool is per device, bounded, thread-safe, and
+// gives back what it caches once it has been idle for a while (cudaTrimIdle, status.h).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cuda_matmul {
+
+// Device memory from the per-device cache; returned to it (or freed, past the cache bound) on destruction.
+// Throws MatmulError (cudaErrorMemoryAllocation) when the device is out of memory even after the cache of
+// unused blocks has been freed.
+class DeviceAllocation {
+ public:
+  DeviceAllocation(int device, size_t bytes);
+  ~DeviceAllocation();
+  DeviceAllocation(const DeviceAllocation&) = delete;
+  DeviceAllocation& operator=(const DeviceAllocation&) = delete;
+  float* floats() const { return static_cast<float*>(data_); }
+
+ private:
+  int device_;
+  size_t bytes_;  // the block's own size, which may be larger than asked for (a cached block)
+  void* data_;
+};
+
+// A non-blocking stream of the current device, from its pool. Destruction waits for the stream's work
+// (errors ignored: they were reported where they happened) before handing it back, so no later user — and
+// no buffer released after it — sees work still in flight.
+class PooledStream {
+ public:
+  explicit PooledStream(int device);
+  ~PooledStream();
+  PooledStream(const PooledStream&) = delete;
+  PooledStream& operator=(const PooledStream&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  int device_;
+  cudaStream_t stream_;
+};
+
+// Whether an earlier call has brought the device up (created a stream on it): the first use of a device
+// initialises its CUDA context, which takes long enough to keep off the JavaScript thread.
+bool cudaDeviceStarted(int device);
+
+// A page-locked host buffer of kStagingBytes for staging copies to and from pageable memory.
+constexpr size_t kStagingBytes = size_t{8} << 20;
+class StagingBuffer {
+ public:
+  StagingBuffer();
+  ~StagingBuffer();
+  StagingBuffer(const StagingBuffer&) = delete;
+  StagingBuffer& operator=(const StagingBuffer&) = delete;
+  void* get() const { return data_; }
+
+ private:
+  void* data_;
+};
+
+}  // namespace cuda_matmul

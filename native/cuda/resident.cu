@@ -1,0 +1,113 @@
+// Matrices that stay on the GPU between products (lib/matrix.ts). Uploaded once through the same transfer
+// queue as host products; every later operation is queued on its device's ordered stream, in the order the
+// calls are made, and returns at once (device_work.h): a chain X·W1 → ·W2 → toArray() runs back to back on the
+// device, with no wait on the host between steps. Program order across Matrices needs nothing more, since one
+// stream runs its work in order; the binding settles each call's Promise when its event has passed.
+#include "cuda/resident_ops.h"
+
+#include <cuda_runtime.h>
+
+#include <map>
+#include <mutex>
+
+#include "cuda/check.h"
+#include "cuda/device_work.h"
+#include "cuda/gemm_ops.h"
+#include "cuda/transfer/host_copy.h"
+
+namespace cuda_matmul {
+namespace {
+
+// One stream per device for every Matrix operation of the process, created on first use and kept. Worker
+// threads share it (their operations interleave in call order); each operation's launches are queued under the
+// lock, so an operation's pieces stay together.
+struct OrderedStream {
+  std::mutex mutex;
+  cudaStream_t stream = nullptr;
+};
+
+OrderedStream& orderedStream(int device) {
+  static std::mutex mutex;
+  static auto* streams = new std::map<int, OrderedStream>();  // never destroyed: used until the process ends
+  std::lock_guard<std::mutex> lock(mutex);
+  OrderedStream& ordered = (*streams)[device];
+  if (!ordered.stream) checkCuda(cudaStreamCreateWithFlags(&ordered.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  return ordered;
+}
+
+// Rows [row, row + count) of a resident matrix, as one of its own that shares (and keeps) the memory.
+std::shared_ptr<DeviceResident> rowsOf(const std::shared_ptr<DeviceResident>& matrix, int64_t row, int64_t count) {
+  return std::make_shared<DeviceResident>(*matrix, row, count);
+}
+
+}  // namespace
+
+std::shared_ptr<DeviceResident> uploadResident(int device, const float* host, int64_t rows, int64_t cols, bool pinned) {
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
+  auto matrix = std::make_shared<DeviceResident>(device, rows, cols);
+  const PooledStream stream(device);
+  TransferQueue(stream.get()).upload({host, rows, cols, pinned}, matrix->data());
+  checkCuda(cudaStreamSynchronize(stream.get()), "upload");
+  return matrix;
+}
+
+std::shared_ptr<DeviceResident> allocateResident(int device, int64_t rows, int64_t cols) {
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
+  return std::make_shared<DeviceResident>(device, rows, cols);
+}
+
+std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::shared_ptr<DeviceResident>& a,
+                                          const std::shared_ptr<DeviceResident>& b,
+                                          const std::shared_ptr<DeviceResident>& c, const GemmShape& s,
+                                          const RowBatch& batch) {
+  OrderedStream& ordered = orderedStream(c->device);
+  std::lock_guard<std::mutex> lock(ordered.mutex);
+  checkCuda(cudaSetDevice(c->device), "cudaSetDevice");
+  HeldResources held{a, b, c};
+  for (int64_t i = 0; i < batch.count; ++i)
+    enqueueGemm(plan, *rowsOf(a, i * batch.strideA, s.rowsA()), *rowsOf(b, i * batch.strideB, s.rowsB()),
+                *rowsOf(c, i * batch.strideC, s.m), s, ordered.stream, held);
+  return std::make_unique<DeviceWork>(ordered.stream, std::move(held));
+}
+
+// To pageable memory, a matrix that fits one staging buffer comes down into one on the ordered stream and is
+// copied out when done; a larger one is first copied on the device (its state at this point of the program),
+// and that copy comes down through the staged transfer queue on a thread-pool thread.
+std::unique_ptr<Work> enqueueResidentDownload(const std::shared_ptr<DeviceResident>& matrix, float* out, bool pinned) {
+  OrderedStream& ordered = orderedStream(matrix->device);
+  std::lock_guard<std::mutex> lock(ordered.mutex);
+  checkCuda(cudaSetDevice(matrix->device), "cudaSetDevice");
+  const int64_t rows = matrix->rows, cols = matrix->cols;
+  const int64_t bytes = static_cast<int64_t>(sizeof(float)) * rows * cols;
+  auto copy = [&](float* dst, int64_t dstPitch, const DeviceResident& src, cudaMemcpyKind kind) {
+    if (rows == 0 || cols == 0) return;
+    checkCuda(cudaMemcpy2DAsync(dst, sizeof(float) * dstPitch, src.floats(), sizeof(float) * src.pitch,
+                                sizeof(float) * cols, rows, kind, ordered.stream),
+              "cudaMemcpy2DAsync(Matrix download)");
+  };
+  if (pinned) {
+    copy(out, cols, *matrix, cudaMemcpyDeviceToHost);
+    return std::make_unique<DeviceWork>(ordered.stream, HeldResources{matrix});
+  }
+  if (bytes <= static_cast<int64_t>(kStagingBytes)) {
+    auto staging = std::make_shared<StagingBuffer>();
+    auto* staged = static_cast<float*>(staging->get());
+    copy(staged, cols, *matrix, cudaMemcpyDeviceToHost);
+    return std::make_unique<DeviceWork>(
+        ordered.stream, HeldResources{matrix, staging},
+        [staged, out, bytes] { parallelCopy(out, staged, static_cast<size_t>(bytes)); }, bytes);
+  }
+  auto snapshot = std::make_shared<DeviceResident>(matrix->device, rows, cols);
+  copy(snapshot->floats(), snapshot->pitch, *matrix, cudaMemcpyDeviceToDevice);
+  return std::make_unique<DeviceWork>(
+      ordered.stream, HeldResources{snapshot},
+      [snapshot, out] {
+        checkCuda(cudaSetDevice(snapshot->device), "cudaSetDevice");
+        const PooledStream stream(snapshot->device);
+        TransferQueue(stream.get()).download(snapshot->data(), out, snapshot->rows, snapshot->cols, false);
+        checkCuda(cudaStreamSynchronize(stream.get()), "download");
+      },
+      bytes);
+}
+
+}  // namespace cuda_matmul

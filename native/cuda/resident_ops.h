@@ -1,0 +1,23 @@
+// The CUDA backend's Matrix operations (resident.cu): upload and allocate on the calling thread; gemm and
+// download queued on the device's ordered stream, returning at once.
+#pragma once
+
+#include <memory>
+
+#include "core/request.h"
+#include "core/work.h"
+#include "cuda/kernels/choose.h"
+#include "cuda/resident.h"
+
+namespace cuda_matmul {
+
+std::shared_ptr<DeviceResident> uploadResident(int device, const float* host, int64_t rows, int64_t cols, bool pinned);
+std::shared_ptr<DeviceResident> allocateResident(int device, int64_t rows, int64_t cols);
+// c's batch of op(a)·op(b) (request.h, RowBatch), all on c's device (the plan checked the shapes and devices).
+std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::shared_ptr<DeviceResident>& a,
+                                          const std::shared_ptr<DeviceResident>& b,
+                                          const std::shared_ptr<DeviceResident>& c, const GemmShape& shape,
+                                          const RowBatch& batch);
+std::unique_ptr<Work> enqueueResidentDownload(const std::shared_ptr<DeviceResident>& matrix, float* out, bool pinned);
+
+}  // namespace cuda_matmul

@@ -1,0 +1,22 @@
+// Host memory copies spread over a few threads. One thread's memcpy from pageable memory into pinned staging
+// buffers moves far less than the PCIe link can (bench/NOTES.md, "Transfers"); several in parallel keep up.
+#pragma once
+
+#include <cstddef>
+
+namespace cuda_matmul {
+
+// Copies `bytes` from src to dst (non-overlapping) with a team of threads, the caller among them: every
+// core, at most 16, or CUDA_MATMUL_COPY_THREADS.
+// Safe to call from several threads at once: they share one persistent team.
+void parallelCopy(void* dst, const void* src, size_t bytes);
+
+// Copies `rows` rows of `rowBytes` bytes between buffers with row strides srcStride and dstStride.
+void parallelCopyRows(void* dst, size_t dstStride, const void* src, size_t srcStride, size_t rowBytes, size_t rows);
+
+// gemm's α and β applied on the host as a product comes back: c = α·t + β·c over rows×cols elements (pitches in
+// floats); β = 0 sets c = α·t whatever c held, NaN included, as BLAS does.
+void parallelCombineRows(float* c, size_t cPitch, const float* t, size_t tPitch, size_t cols, size_t rows, float alpha,
+                         float beta);
+
+}  // namespace cuda_matmul

@@ -1,0 +1,134 @@
+// The staged and panel routes of a gemm on host arrays (routes.h), one batch entry at a time. The panel route is
+// Mul, the seeds' host wrapper (../shared/seeds/000: allocate A, B and C on the device, copy A and B in,
+// launch, copy C out, free), grown into a pipeline, because from host arrays the copies, not the arithmetic,
+// take most of the time (bench/NOTES.md, "Transfers"):
+//   - device memory, streams and page-locked staging come from pools (pools.h), not cudaMalloc per call;
+//   - B (and A, when it is used transposed) goes in first and is transposed on the device where asked; then C
+//     is computed in row panels, panel p's rows of A copied in while panel p−1 computes and panel p−2's results
+//     are copied out, on three streams joined by events;
+//   - copies go through staging buffers filled by several host threads, or straight by DMA from and into
+//     allocHost memory (transfer_queue.h); α and β are applied on the host as C comes back;
+//   - device rows are padded (paddedPitch, kernels/kernel.h).
+// Every CUDA call is checked; on any error every stream is drained before its buffers go back to the pools.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "cuda/check.h"
+#include "cuda/kernels/launch.h"
+#include "cuda/pools.h"
+#include "cuda/resident.h"
+#include "cuda/transfer/routes.h"
+#include "cuda/transfer/staged_product.h"
+#include "cuda/transfer/transfer_queue.h"
+
+namespace cuda_matmul {
+namespace {
+
+class Event {
+ public:
+  Event() { checkCuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate"); }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  // Makes `waiter` wait for what `stream` has been given so far.
+  void join(cudaStream_t stream, cudaStream_t waiter) {
+    checkCuda(cudaEventRecord(event_, stream), "cudaEventRecord");
+    checkCuda(cudaStreamWaitEvent(waiter, event_, 0), "cudaStreamWaitEvent");
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// op(X) of an operand stored rows×cols at `stored`: the rows as they are, or, when trans, their transpose into
+// `transposed` (made here, cols×rows), on `stream`.
+DeviceRows operandOf(DeviceRows stored, int64_t rows, int64_t cols, bool trans, std::optional<DeviceResident>& transposed,
+                     int device, cudaStream_t stream) {
+  if (!trans) return stored;
+  transposed.emplace(device, cols, rows);
+  launchTranspose(stored.data, stored.pitch, transposed->floats(), transposed->pitch, rows, cols, Rounding::None, stream);
+  checkCuda(cudaGetLastError(), "transpose");
+  return transposed->data();
+}
+
+}  // namespace
+
+bool fitsOneStagingBuffer(const GemmShape& shape) { return StagedProduct(shape).bytes() <= double(kStagingBytes); }
+
+// One copy in, one launch (transposes first), one copy out, on one stream.
+void multiplyStaged(const KernelPlan& plan, const GemmRequest& r, int64_t entry) {
+  const GemmShape& s = r.shape;
+  const int device = r.choice.device;
+  const StagedProduct layout(s);  // the same on both sides
+  const DeviceAllocation memory(device, static_cast<size_t>(layout.bytes()));
+  std::optional<DeviceResident> aTransposed, bTransposed;
+  KernelOperandB operandB(plan, device, s.k, s.n);
+  const ProductLaunch launch(plan, device, s.m, s.n, s.k);
+  const StagingBuffer staging;
+  const PooledStream stream(device);  // destroyed first: waits for the copies before the buffers go back
+  float* const host = static_cast<float*>(staging.get());
+  float* const dev = memory.floats();
+  layout.copyIn(r.aOf(entry), r.bOf(entry), host);
+  checkCuda(cudaMemcpyAsync(dev, host, sizeof(float) * (layout.aFloats + layout.bFloats), cudaMemcpyHostToDevice, stream.get()),
+            "cudaMemcpyAsync(A and B to device)");
+  const DeviceRows a = operandOf({dev, layout.lda}, s.rowsA(), s.colsA(), s.transA, aTransposed, device, stream.get());
+  const DeviceRows b = operandOf({layout.b(dev), layout.ldb}, s.rowsB(), s.colsB(), s.transB, bTransposed, device, stream.get());
+  launch.run(productOf(a, operandB.from(b, s.k, s.n, stream.get()), {layout.c(dev), layout.ldc}, s.m, s.k, s.n, b),
+             stream.get());
+  checkCuda(cudaMemcpyAsync(layout.c(host), layout.c(dev), sizeof(float) * layout.cFloats, cudaMemcpyDeviceToHost, stream.get()),
+            "cudaMemcpyAsync(C to host)");
+  checkCuda(cudaStreamSynchronize(stream.get()), plan.variant->name);
+  layout.copyOut(host, r.cOf(entry));
+}
+
+// B first, then row panels of A in and of C out overlapping the kernels (see the top).
+void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entry) {
+  const GemmShape& s = r.shape;
+  const int device = r.choice.device;
+  const float* const A = r.aOf(entry);
+  float* const C = r.cOf(entry);
+  const DeviceResident Ad(device, s.rowsA(), s.colsA()), Bd(device, s.rowsB(), s.colsB()), Cd(device, s.m, s.n);
+  std::optional<DeviceResident> aTransposed, bTransposed;
+  KernelOperandB operandB(plan, device, s.k, s.n);
+  const ProductLaunch launch(plan, device, std::min(plan.panelRows, s.m), s.n, s.k);
+  // Declared after the buffers, so destroyed first: each waits for its stream before the buffers are released.
+  const PooledStream in(device), compute(device), out(device);
+  TransferQueue uploads(in.get()), downloads(out.get());
+  Event inputsReady, productReady;
+
+  uploads.upload({r.bOf(entry), s.rowsB(), s.colsB(), r.pinnedB}, Bd.data());
+  const DeviceRows bExact = operandOf(Bd.data(), s.rowsB(), s.colsB(), s.transB, bTransposed, device, in.get());
+  const DeviceRows b = operandB.from(bExact, s.k, s.n, in.get());
+  DeviceRows a = Ad.data();
+  if (s.transA) {  // A's rows of op(A) are its columns: all of it goes up first
+    uploads.upload({A, s.rowsA(), s.colsA(), r.pinnedA}, Ad.data());
+    a = operandOf(Ad.data(), s.rowsA(), s.colsA(), true, aTransposed, device, in.get());
+  }
+  // α and β on the host as C comes back: through staging, even into allocHost memory.
+  const Scale scale{s.alpha, s.beta};
+  const Scale* const combine = s.plain() ? nullptr : &scale;
+  const bool dmaOut = r.pinnedC && !combine;
+  int64_t pendingRow = -1, pendingRows = 0;  // the panel computed but not yet copied out
+  auto copyOutPending = [&] {
+    if (pendingRow < 0) return;
+    downloads.download(Cd.rowsFrom(pendingRow), C + pendingRow * s.n, pendingRows, s.n, dmaOut, combine);
+  };
+  for (int64_t row = 0; row < s.m; row += plan.panelRows) {
+    const int64_t rows = std::min(plan.panelRows, s.m - row);
+    if (!s.transA) uploads.upload({A + row * s.k, rows, s.k, r.pinnedA}, Ad.rowsFrom(row));
+    inputsReady.join(in.get(), compute.get());
+    launch.run(productOf({a.data + row * a.pitch, a.pitch}, b, Cd.rowsFrom(row), rows, s.k, s.n, bExact), compute.get());
+    copyOutPending();  // the previous panel, while this one computes
+    productReady.join(compute.get(), out.get());
+    pendingRow = row;
+    pendingRows = rows;
+  }
+  copyOutPending();
+  // Reports errors of the kernels (asynchronous) and completes direct DMA into allocHost memory.
+  checkCuda(cudaStreamSynchronize(compute.get()), plan.variant->name);
+  checkCuda(cudaStreamSynchronize(out.get()), "copy to host");
+}
+
+}  // namespace cuda_matmul

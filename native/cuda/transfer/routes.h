@@ -1,0 +1,42 @@
+// Every route a gemm on host arrays takes to the device and back, and the thresholds between them, in one
+// place (routes.cu decides; the files beside it carry each route out):
+//   - inline (inline_product.cu): A, B and C of a product together at most kInlineBytes (64³: 48 KiB), its
+//     device already up, one product, no transposes, a kernel that reads B as it is and K unsplit: staged in
+//     one page-locked buffer on the JavaScript thread and launched there; the kernel reads and writes that
+//     buffer over the bus (unified addressing), and the binding polls for the end. At most kMaxInline at once,
+//     each holding one staging buffer.
+//   - staged (panels.cu): A, B and C fit one staging buffer (pools.h, kStagingBytes, 8 MiB): one copy in, one
+//     launch (transposes first where asked), one copy out, on one stream — for a 64³ product panels and
+//     events would cost more than the work.
+//   - panels (panels.cu, the seeds' Mul grown into a pipeline): B (and a transposed A) go up first; then C is
+//     computed in row panels (kernels/choose.h, choosePanelRows), panel p's rows of A going up while panel p−1
+//     computes and panel p−2's results come down, on three streams joined by events. Pageable memory goes
+//     through staging buffers filled by several host threads (transfer_queue.h); allocHost memory by DMA.
+// α and β are applied on the host as C comes back (host_copy.h, parallelCombineRows), so C never goes up:
+// gemm moves the same bytes as matmul (bench/NOTES.md, "One request type").
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "core/request.h"
+#include "core/work.h"
+#include "cuda/kernels/choose.h"
+
+namespace cuda_matmul {
+
+constexpr double kInlineBytes = 128 * 1024;
+constexpr int kMaxInline = 4;
+
+// Starts the request's route: the inline one now, from the calling (JavaScript) thread, with the Work polled;
+// the others when the Work is waited for, on a thread-pool thread. The request's arrays outlive the Work.
+std::unique_ptr<Work> startHostGemm(const KernelPlan& plan, const GemmRequest& request);
+
+// The inline route, when the request may take it (inline_product.cu); nullptr otherwise.
+std::unique_ptr<Work> startInline(const KernelPlan& plan, const GemmRequest& request);
+// The staged and panel routes, on the calling thread (panels.cu): one batch entry.
+void multiplyStaged(const KernelPlan& plan, const GemmRequest& request, int64_t entry);
+void multiplyInPanels(const KernelPlan& plan, const GemmRequest& request, int64_t entry);
+bool fitsOneStagingBuffer(const GemmShape& shape);
+
+}  // namespace cuda_matmul

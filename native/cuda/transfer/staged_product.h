@@ -1,0 +1,52 @@
+// How a small product's A, B and C lie together in one page-locked staging buffer: A | B | C as stored (A
+// k×m when transA, B n×k when transB), each with rows padded to 16 bytes (paddedPitch), one after another. The
+// staged route (panels.cu) copies that block to and from the device; the inline route (inline_product.cu) has
+// the kernel read and write it where it is. C comes back through copyOut, which applies α and β on the host.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/request.h"
+#include "cuda/kernels/kernel.h"
+#include "cuda/transfer/host_copy.h"
+
+namespace cuda_matmul {
+
+struct StagedProduct {
+  explicit StagedProduct(const GemmShape& s)
+      : shape(s), lda(paddedPitch(s.colsA())), ldb(paddedPitch(s.colsB())), ldc(paddedPitch(s.n)),
+        aFloats(s.rowsA() * lda), bFloats(s.rowsB() * ldb), cFloats(s.m * ldc) {}
+
+  double bytes() const { return (double(aFloats) + double(bFloats) + double(cFloats)) * sizeof(float); }
+  // The operands of a kernel launch on this layout starting at `base` (host or device memory), A and B as stored.
+  GemmOperands operands(float* base) const {
+    GemmOperands o{base, b(base), c(base), shape.m, shape.k, shape.n, lda, ldb, ldc};
+    o.exactB = o.b;
+    o.exactLdb = ldb;
+    return o;
+  }
+  float* b(float* base) const { return base + aFloats; }
+  float* c(float* base) const { return base + aFloats + bFloats; }
+
+  // A and B from the caller's row-major arrays into the layout at `base`.
+  void copyIn(const float* a, const float* b, float* base) const {
+    parallelCopyRows(base, sizeof(float) * lda, a, sizeof(float) * shape.colsA(), sizeof(float) * shape.colsA(),
+                     shape.rowsA());
+    parallelCopyRows(this->b(base), sizeof(float) * ldb, b, sizeof(float) * shape.colsB(), sizeof(float) * shape.colsB(),
+                     shape.rowsB());
+  }
+  // The product from the layout at `base` into the caller's m×n C: copied, or combined when α, β ask for it.
+  void copyOut(const float* base, float* out) const {
+    const float* product = base + aFloats + bFloats;
+    if (shape.plain())
+      parallelCopyRows(out, sizeof(float) * shape.n, product, sizeof(float) * ldc, sizeof(float) * shape.n, shape.m);
+    else
+      parallelCombineRows(out, shape.n, product, ldc, shape.n, shape.m, shape.alpha, shape.beta);
+  }
+
+  GemmShape shape;
+  int64_t lda, ldb, ldc, aFloats, bFloats, cFloats;
+};
+
+}  // namespace cuda_matmul

@@ -1,0 +1,80 @@
+// The structure ARCHITECTURE.md describes, checked: one option table in TypeScript and C++ that agree, no import
+// cycle in lib/, and native layers that include only what they may (binding → core ← backends).
+import * as fs from 'fs';
+import * as path from 'path';
+import { BACKENDS, KERNELS, PRECISIONS } from '../lib/options';
+import { native } from '../lib/native';
+
+const root = path.join(__dirname, '..');
+
+test('the option table of lib/options.ts is the one the native parser follows (native/core/options.h)', () => {
+  expect(native.options()).toEqual({
+    backends: [...BACKENDS],
+    precisions: [...PRECISIONS],
+    kernels: Object.fromEntries(Object.entries(KERNELS).map(([name, k]) => [name, { precisions: [...k.precisions] }])),
+  });
+});
+
+function importsOf(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  return [...text.matchAll(/^import[^'"]*from '\.\/([\w-]+)'/gm)].map((m) => m[1]);
+}
+
+test('lib/ has no import cycle', () => {
+  const dir = path.join(root, 'lib');
+  const modules = fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+  const graph = new Map(modules.map((m) => [m, importsOf(path.join(dir, `${m}.ts`))]));
+  const cycles: string[] = [];
+  const visit = (m: string, trail: string[]) => {
+    if (trail.includes(m)) return void cycles.push([...trail.slice(trail.indexOf(m)), m].join(' → '));
+    for (const next of graph.get(m) ?? []) visit(next, [...trail, m]);
+  };
+  for (const m of modules) visit(m, []);
+  expect(graph.get('gemm')).toContain('matrix'); // the check sees real edges
+  expect(cycles).toEqual([]);
+});
+
+// Which layer each native folder may include: the binding and the backends meet only in core/.
+const MAY_INCLUDE: Record<string, string[]> = {
+  binding: ['binding', 'core'],
+  core: ['core'],
+  cpu: ['core', 'cpu'],
+  cuda: ['core', 'cuda'],
+};
+
+function nativeSources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? nativeSources(path.join(dir, e.name)) : /\.(h|cpp|cu|cuh|inc)$/.test(e.name) ? [path.join(dir, e.name)] : [],
+  );
+}
+
+test('native layers include only the layers below them; no switch hides a missing case behind default:', () => {
+  const native = path.join(root, 'native');
+  const wrong: string[] = [];
+  const sources = nativeSources(native);
+  expect(sources.length).toBeGreaterThan(30);
+  for (const file of sources) {
+    const relative = path.relative(native, file);
+    const layer = relative.split(path.sep)[0];
+    const allowed = MAY_INCLUDE[layer];
+    if (!allowed) wrong.push(`${relative}: not in a layer folder`);
+    const text = fs.readFileSync(file, 'utf8');
+    for (const [, included] of text.matchAll(/#include "([^"]+)"/g))
+      if (!allowed?.includes(included.split('/')[0])) wrong.push(`${relative} includes ${included}`);
+    if (layer !== 'binding' && /#include <(napi|node_api|v8)\.h>/.test(text)) wrong.push(`${relative}: Node-API outside binding/`);
+    if (/^\s*default:/m.test(text)) wrong.push(`${relative}: a switch with default:`);
+  }
+  expect(wrong).toEqual([]);
+});
+
+test('the kernels read as the progression from Muld: one numbered file each, one registry row each', () => {
+  const dir = path.join(root, 'native', 'cuda', 'kernels');
+  const steps = fs.readdirSync(dir).filter((f) => /^\d+_\w+\.cu$/.test(f)).sort();
+  expect(steps).toEqual(['0_muld.cu', '1_blocktile.cu', '2_mma.cu', '3_wgmma.cu']);
+  const registry = fs.readFileSync(path.join(dir, 'registry.h'), 'utf8');
+  for (const [i, file] of steps.entries()) {
+    expect(fs.readFileSync(path.join(dir, file), 'utf8')).toMatch(new RegExp(`^// Step ${i} of the kernel progression`));
+    const name = Object.keys(KERNELS)[i + 1];
+    expect(registry).toMatch(new RegExp(`\\{Kernel::\\w+, ${name === 'blocktile' ? 'blockTile' : name}Variants,`));
+  }
+});
