@@ -81,6 +81,16 @@ describe.each(VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, { options
     expect(classMismatches(c, a, b, m, k, n)).toEqual([]);
   });
 
+  test('a huge value times a subnormal (5e36 · −3e-39 = −0.015) counts as in float64: no term lost to splitting', async () => {
+    const [M, K, N] = [36, 6, 33];
+    const a = randomMatrix(M * K), b = randomMatrix(K * N);
+    for (let p = 0; p < K; p++) a[21 * K + p] = p === 1 ? 5e36 : 0; // C(21, 4) is that one term
+    b[1 * N + 4] = -3e-39;
+    const c = await matmul(a, b, { m: M, k: K, n: N }, options);
+    expect(c[21 * N + 4]).toBeCloseTo(Math.fround(5e36) * Math.fround(-3e-39), options.precision === 'tf32' ? 4 : 8);
+    expect(finiteAgree(c, a, b, M, K, N, options.precision === 'tf32' ? 3e-3 : 1e-5)).toBe(true);
+  });
+
   test('one +Infinity in a 1024×512×1024 product: its row is ±Infinity, the rest finite and right', async () => {
     const [M, K, N] = [1024, 512, 1024];
     const a = randomMatrix(M * K), b = randomMatrix(K * N);

@@ -45,7 +45,8 @@ void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, cons
 }
 
 void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const DeviceResident& storedB,
-                 const DeviceResident& c, const GemmShape& s, cudaStream_t stream, HeldResources& held) {
+                 const DeviceResident& c, const GemmShape& s, cudaStream_t stream, const StreamScratch& scratch,
+                 HeldResources& held, const uint32_t* aClasses, const uint32_t* bClasses) {
   if (s.m == 0 || s.n == 0) return;
   const int device = c.device;
   const auto a = operand(storedA, s.transA, stream, held);
@@ -57,14 +58,16 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
     held.push_back(temporary);
     product = temporary;
   }
-  auto operandB = std::make_shared<KernelOperandB>(plan, device, s.k, s.n);
+  auto operandB = std::make_shared<KernelOperandB>(plan, device, s.k, s.n, scratch);
   auto launch = std::make_shared<ProductLaunch>(plan, device, std::min(plan.panelRows, s.m), s.n, s.k);
   held.push_back(operandB);
   held.push_back(launch);
   const DeviceRows bk = operandB->from(b->data(), s.k, s.n, stream);
   for (int64_t row = 0; row < s.m; row += plan.panelRows) {
     const int64_t rows = std::min(plan.panelRows, s.m - row);
-    launch->run(productOf(a->rowsFrom(row), bk, product->rowsFrom(row), rows, s.k, s.n, b->data()), stream);
+    launch->run(productOf(a->rowsFrom(row), bk, product->rowsFrom(row), rows, s.k, s.n, b->data(), aClasses,
+                          bClasses ? bClasses : operandB->classes()),
+                stream);
   }
   if (!s.plain()) enqueueCombine(c.data(), product->data(), s.m, s.n, {s.alpha, s.beta}, stream);
 }

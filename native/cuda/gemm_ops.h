@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,9 +25,16 @@ std::shared_ptr<DeviceResident> enqueueTranspose(const DeviceResident& src, cuda
 // c = α·t + β·c over rows×cols (β = 0: c = α·t, whatever c held).
 void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, const Scale& scale, cudaStream_t stream);
 
+// Device memory of at least `bytes` that work queued on `stream` may use until the next operation queued there
+// (which runs after it): the stream's scratch buffer.
+using StreamScratch = std::function<std::shared_ptr<DeviceAllocation>(size_t bytes)>;
+
 // c = op(a)·op(b) by the plan's kernel, in slices of the plan's panel height (which keeps every grid within
-// CUDA's 65535 blocks in y); a and b as stored for `shape` (transposes made here), α and β applied.
+// CUDA's 65535 blocks in y); a and b as stored for `shape` (transposes made here), α and β applied. A kernel
+// that reads Bᵀ gets it made in `scratch`.
+// aClasses, bClasses: the operands' magnitude classes where known (kernels/kernel.h), else null.
 void enqueueGemm(const KernelPlan& plan, const DeviceResident& a, const DeviceResident& b, const DeviceResident& c,
-                 const GemmShape& shape, cudaStream_t stream, HeldResources& held);
+                 const GemmShape& shape, cudaStream_t stream, const StreamScratch& scratch, HeldResources& held,
+                 const uint32_t* aClasses = nullptr, const uint32_t* bClasses = nullptr);
 
 }  // namespace cuda_matmul

@@ -24,6 +24,23 @@ namespace {
 struct OrderedStream {
   std::mutex mutex;
   cudaStream_t stream = nullptr;
+  // Scratch memory for one operation at a time (Bᵀ for wgmma): the next operation on the stream runs after this
+  // one, so it may reuse the buffer at once, without the allocation a buffer of its own would cost (40 tf32
+  // products of 4096³ in flight held 2.5 GB of Bᵀ copies, past the pool's cache, and each cudaFree waited for
+  // the device). Work in flight holds the buffer it used, and it goes back to the pool once none is; a larger
+  // one replaces it when needed.
+  std::weak_ptr<DeviceAllocation> scratch;
+  size_t scratchBytes = 0;
+
+  std::shared_ptr<DeviceAllocation> scratchOf(int device, size_t bytes) {
+    std::shared_ptr<DeviceAllocation> memory = scratch.lock();
+    if (!memory || scratchBytes < bytes) {
+      memory = std::make_shared<DeviceAllocation>(device, bytes);
+      scratch = memory;
+      scratchBytes = bytes;
+    }
+    return memory;
+  }
 };
 
 OrderedStream& orderedStream(int device) {
@@ -33,6 +50,20 @@ OrderedStream& orderedStream(int device) {
   OrderedStream& ordered = (*streams)[device];
   if (!ordered.stream) checkCuda(cudaStreamCreateWithFlags(&ordered.stream, cudaStreamNonBlocking), "cudaStreamCreate");
   return ordered;
+}
+
+// The Matrix's magnitude classes word, found now (queued on `stream`) unless nothing has written it since last
+// time (resident.h, DeviceResident::classes).
+const uint32_t* classesOf(DeviceResident& matrix, cudaStream_t stream, HeldResources& held) {
+  if (!matrix.classes) matrix.classes = std::make_shared<DeviceAllocation>(matrix.device, sizeof(uint32_t));
+  auto* word = reinterpret_cast<uint32_t*>(matrix.classes->floats());
+  if (matrix.classifiedAt != matrix.writes) {
+    checkCuda(cudaMemsetAsync(word, 0, sizeof(uint32_t), stream), "cudaMemsetAsync(classes)");
+    launchClassify(matrix.floats(), matrix.pitch, matrix.rows, matrix.cols, word, stream);
+    matrix.classifiedAt = matrix.writes;
+  }
+  held.push_back(matrix.classes);
+  return word;
 }
 
 // Rows [row, row + count) of a resident matrix, as one of its own that shares (and keeps) the memory.
@@ -64,9 +95,14 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
   std::lock_guard<std::mutex> lock(ordered.mutex);
   checkCuda(cudaSetDevice(c->device), "cudaSetDevice");
   HeldResources held{a, b, c};
+  const StreamScratch scratch = [&](size_t bytes) { return ordered.scratchOf(c->device, bytes); };
+  const bool checks = plan.row->checksMagnitudes && batch.count > 0 && s.m > 0 && s.n > 0;
+  const uint32_t* aClasses = checks ? classesOf(*a, ordered.stream, held) : nullptr;
+  const uint32_t* bClasses = checks ? classesOf(*b, ordered.stream, held) : nullptr;
   for (int64_t i = 0; i < batch.count; ++i)
     enqueueGemm(plan, *rowsOf(a, i * batch.strideA, s.rowsA()), *rowsOf(b, i * batch.strideB, s.rowsB()),
-                *rowsOf(c, i * batch.strideC, s.m), s, ordered.stream, held);
+                *rowsOf(c, i * batch.strideC, s.m), s, ordered.stream, scratch, held, aClasses, bClasses);
+  ++c->writes;
   return std::make_unique<DeviceWork>(ordered.stream, std::move(held));
 }
 

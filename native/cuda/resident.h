@@ -16,8 +16,10 @@ namespace cuda_matmul {
 
 struct DeviceResident : MatrixStorage {
   DeviceResident(int device, int64_t rows, int64_t cols)
-      : device(device), rows(rows), cols(cols), pitch(paddedPitch(cols)),
-        memory(std::make_shared<DeviceAllocation>(device, sizeof(float) * rows * pitch)), first(memory->floats()) {}
+      : DeviceResident(std::make_shared<DeviceAllocation>(device, sizeof(float) * rows * paddedPitch(cols)), device, rows, cols) {}
+  // In memory the caller provides (at least rows·paddedPitch(cols) floats): a stream's scratch buffer.
+  DeviceResident(std::shared_ptr<DeviceAllocation> memory, int device, int64_t rows, int64_t cols)
+      : device(device), rows(rows), cols(cols), pitch(paddedPitch(cols)), memory(std::move(memory)), first(this->memory->floats()) {}
   // Rows [row, row + count) of `whole`, sharing (and keeping alive) its memory: one product of a batch.
   DeviceResident(const DeviceResident& whole, int64_t row, int64_t count)
       : device(whole.device), rows(count), cols(whole.cols), pitch(whole.pitch), memory(whole.memory),
@@ -30,15 +32,23 @@ struct DeviceResident : MatrixStorage {
   int64_t rows, cols, pitch;
   std::shared_ptr<DeviceAllocation> memory;
   float* first;  // the first element: memory's, or a later row's in a view
+  // A Matrix's magnitude classes (kernels/helpers.cuh) as of `classifiedAt` writes, found on its device's ordered
+  // stream the first time a tensor-core product reads it after a write (resident.cu), so that weights read by
+  // many products are classified once.
+  std::shared_ptr<DeviceAllocation> classes;
+  uint64_t writes = 0, classifiedAt = ~uint64_t{0};
 };
 
 // The operands of one launch: rows×k of A times B (as the kernel reads it) into rows×n of C; exactB is B as
 // the caller holds it (kernels/kernel.h).
 inline GemmOperands productOf(DeviceRows a, DeviceRows b, DeviceRows c, int64_t rows, int64_t k, int64_t n,
-                              DeviceRows exactB) {
+                              DeviceRows exactB, const uint32_t* aClasses = nullptr,
+                              const uint32_t* bClasses = nullptr) {
   GemmOperands o{a.data, b.data, c.data, rows, k, n, a.pitch, b.pitch, c.pitch};
   o.exactB = exactB.data;
   o.exactLdb = exactB.pitch;
+  o.aClasses = aClasses;
+  o.bClasses = bClasses;
   return o;
 }
 
@@ -46,15 +56,25 @@ inline GemmOperands productOf(DeviceRows a, DeviceRows b, DeviceRows c, int64_t 
 // TF32 in its own padded matrix. Constructed before the caller's stream, so that Bᵀ outlives the work queued on it.
 class KernelOperandB {
  public:
-  KernelOperandB(const KernelPlan& plan, int device, int64_t k, int64_t n) {
-    if (plan.row->transposedB) transposed_.emplace(device, n, k);
+  KernelOperandB(const KernelPlan& plan, int device, int64_t k, int64_t n)
+      : KernelOperandB(plan, device, k, n, [device](size_t bytes) { return std::make_shared<DeviceAllocation>(device, bytes); }) {}
+  // Bᵀ in `scratch(bytes)`'s memory instead of its own: a buffer that work queued on one stream reuses, one
+  // operation after another (resident.cu). Bᵀ's rows, then a word for B's magnitude classes.
+  template <class Scratch>
+  KernelOperandB(const KernelPlan& plan, int device, int64_t k, int64_t n, Scratch&& scratch) {
+    if (plan.row->transposedB) transposed_.emplace(scratch(sizeof(float) * (n * paddedPitch(k) + 4)), device, n, k);
   }
   // The operand to pass for B (k×n at b); a transpose, when needed, goes on `stream` first.
   DeviceRows from(DeviceRows b, int64_t k, int64_t n, cudaStream_t stream) {
     if (!transposed_) return b;
-    launchTranspose(b.data, b.pitch, transposed_->floats(), transposed_->pitch, k, n, Rounding::Tf32, stream);
+    checkCuda(cudaMemsetAsync(classes(), 0, sizeof(uint32_t), stream), "cudaMemsetAsync(classes of B)");
+    launchTranspose(b.data, b.pitch, transposed_->floats(), transposed_->pitch, k, n, Rounding::Tf32, stream, classes());
     checkCuda(cudaGetLastError(), "transpose of B");
     return transposed_->data();
+  }
+  // B's magnitude classes (kernel.h, GemmOperands::bClasses), found by from(); null when B is read as is.
+  uint32_t* classes() const {
+    return transposed_ ? reinterpret_cast<uint32_t*>(transposed_->floats() + transposed_->rows * transposed_->pitch) : nullptr;
   }
 
  private:

@@ -13,8 +13,9 @@
 //     aligned base pointers; the host wrapper pads rows so), 4-byte copies otherwise: any shape and offset
 //     works, the aligned case runs faster.
 //   - IEEE special values: an element that comes out NaN or ±∞ is recomputed with fp32 FMAs
-//     (recomputeNonFinite, kernels/helpers.cuh), since splitting ∞ gives ∞ − ∞; long K is split into slices
-//     summed in float64 (kernels/launch.cu).
+//     (recomputeNonFinite, kernels/helpers.cuh), since splitting ∞ gives ∞ − ∞; so is every element when A
+//     and B hold a value under 2^-100 on one side and one over 2^64 on the other, whose product splitting cannot
+//     carry (splitLosesProducts); long K is split into slices summed in float64 (kernels/launch.cu).
 // Tile shapes: the planner (choose.h, chooseVariant) picks one of the configurations below per shape, from the measurements
 // in bench/NOTES.md ("Step 2").
 #include <cuda_runtime.h>
@@ -179,7 +180,8 @@ __device__ __forceinline__ float storeTile(const float (&acc)[Cfg::kFragsM][Cfg:
 template <class Cfg, int PASSES, bool VECTOR>
 __global__ void __launch_bounds__(Cfg::kThreads)
     mmaGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int64_t M, int64_t K,
-            int64_t N, int64_t lda, int64_t ldb, int64_t ldc, int64_t sliceDepth, int64_t sliceStride) {
+            int64_t N, int64_t lda, int64_t ldb, int64_t ldc, int64_t sliceDepth, int64_t sliceStride,
+            const uint32_t* __restrict__ aClasses, const uint32_t* __restrict__ bClasses) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, ldb, A, B, C, K);
   extern __shared__ float4 sharedWords[];  // float4: 16-byte aligned for cp.async
@@ -224,8 +226,10 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   waitForCopies<0>();
 
   const int64_t rowBase = blockRow + warpRow, colBase = blockCol + warpCol;
-  if (!finite(storeTile<Cfg, VECTOR>(acc, C, M, N, ldc, rowBase, colBase, g, t)))
-    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + g, 2 * Cfg::kFragsM, colBase + 2 * t, Cfg::kFragsN);
+  const bool every = splitLosesProducts(aClasses, bClasses);
+  if (!finite(storeTile<Cfg, VECTOR>(acc, C, M, N, ldc, rowBase, colBase, g, t)) || every)
+    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + g, 2 * Cfg::kFragsM, colBase + 2 * t, Cfg::kFragsN,
+                       every);
 #endif
 }
 
@@ -245,7 +249,7 @@ void launchVariant(const GemmOperands& o, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((o.n + Cfg::BN - 1) / Cfg::BN), static_cast<unsigned>((o.m + Cfg::BM - 1) / Cfg::BM),
                   static_cast<unsigned>(o.slices));
   kernel<<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, o.sliceDepth,
-                                                             o.sliceStride);
+                                                             o.sliceStride, o.aClasses, o.bClasses);
 }
 
 template <class Cfg>

@@ -17,7 +17,9 @@
 //     memory to the registers wgmma can also take it from.
 //   - an element that comes out NaN or ±∞ is recomputed with fp32 FMAs from A and the caller's B
 //     (recomputeNonFinite, kernels/helpers.cuh): TF32 rounding carries values near FLT_MAX to ∞ and the tensor cores may flush
-//     subnormals; long K is split into slices of at most 4096, summed in float64 (kernels/launch.cu).
+//     subnormals; so is every element when A and B hold a value under 2^-100 on one side and one over 2^64 on
+//     the other (splitLosesProducts); long K is split into slices of at most 4096, summed in float64
+//     (kernels/launch.cu).
 // TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once (transposedB in
 // kernels/kernel.h). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
 // matrices do. precision 'fp32' is not offered here: the plan keeps it on mma (3xTF32).
@@ -217,7 +219,8 @@ __device__ __forceinline__ float storeAccumulators(const float (&d)[128], float*
 __global__ void __launch_bounds__(kThreads, 1)
     wgmmaGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapBt, float* __restrict__ C,
               int64_t M, int64_t K, int64_t N, int64_t ldc, bool pairs, const float* A, int64_t lda, const float* B,
-              int64_t ldb, int64_t sliceDepth, int64_t sliceStride) {
+              int64_t ldb, int64_t sliceDepth, int64_t sliceStride, const uint32_t* aClasses,
+              const uint32_t* bClasses) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   const int kBegin = sliceDepth > 0 ? static_cast<int>(blockIdx.y * sliceDepth) : 0;  // the host keeps it under 2^30
   takeKSlice(blockIdx.y, sliceDepth, sliceStride, false, ldb, A, B, C, K);
@@ -292,9 +295,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   wgmmaWait<0>();
   pinRegisters(d);
   const int64_t rowBase = blockRow + consumer * 64;
-  if (!finite(storeAccumulators(d, C, M, N, ldc, rowBase, blockCol, pairs))) {
+  const bool every = splitLosesProducts(aClasses, bClasses);
+  if (!finite(storeAccumulators(d, C, M, N, ldc, rowBase, blockCol, pairs)) || every) {
     const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + warp * 16 + lane / 4, 2, blockCol + 2 * (lane % 4), 32);
+    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + warp * 16 + lane / 4, 2, blockCol + 2 * (lane % 4), 32,
+                       every);
   }
 #endif
 }
@@ -361,7 +366,8 @@ void launchWgmma(const GemmOperands& o, Precision, cudaStream_t stream) {
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(slices));
     wgmmaGemm<<<grid, kThreads, kSharedBytes, stream>>>(mapA, mapBt, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc,
                                                         pairs, o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb,
-                                                        o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride);
+                                                        o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, o.aClasses,
+                                                        o.bClasses);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 
 namespace cuda_matmul {
 
@@ -36,13 +37,37 @@ __device__ __forceinline__ float nonFiniteProbe(float x, float probe) { return f
 
 __device__ __forceinline__ bool finite(float x) { return (__float_as_uint(x) & 0x7f800000u) != 0x7f800000u; }
 
+// Splitting has a second blind spot: x's small part lies 2^11 below x, so for |x| under about 2^-100 it falls
+// into the subnormal range, where TF32 cannot hold it (and the tensor cores flush subnormals). That loses up to
+// 2^-11 of a product a·b — invisible unless |a| is huge: 5e36 · −3e-39 came out 1.3e-3 off, 2000× the fp32
+// error (bench/NOTES.md, "Special values"). So before a tensor-core kernel runs, a pass over A and B notes
+// whether each holds a value under 2^-100 (kTinySeen) or over 2^64 (kHugeSeen) (launch.cu, launchClassify);
+// when one side holds a tiny value and the other a huge one, the kernel recomputes every element with fp32
+// FMAs, exact as cuBLAS SGEMM. Ordinary data never does; the pass reads A and B once, outside the main loop
+// (checking inside it, as each value is split, cost 13–18% of the kernels' speed).
+constexpr uint32_t kTinySeen = 1, kHugeSeen = 2;
+__host__ __device__ __forceinline__ uint32_t magnitudeClass(float x) {
+  uint32_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  const uint32_t magnitude = bits & 0x7fffffffu;
+  return (magnitude != 0 && magnitude < 0x0d800000u ? kTinySeen : 0u) |  // 0 < |x| < 2^-100
+         (magnitude > 0x5f800000u && magnitude < 0x7f800000u ? kHugeSeen : 0u);  // 2^64 < |x| < ∞
+}
+
+// Whether A's and B's magnitude classes (null: not checked) hold a tiny value on one side and a huge one on the other.
+__device__ __forceinline__ bool splitLosesProducts(const uint32_t* aClasses, const uint32_t* bClasses) {
+  if (!aClasses || !bClasses) return false;
+  const uint32_t a = *aClasses, b = *bClasses;
+  return ((a & kTinySeen) && (b & kHugeSeen)) || ((a & kHugeSeen) && (b & kTinySeen));
+}
+
 // C(row, col) for rows row0 + 8r (r < rowCount) and columns col0 + 8c + q (c < colCount, q < 2), the pattern
-// of mma's and wgmma's accumulator fragments: each such element of C that is not finite is recomputed as the
-// fp32 dot product of A's row and B's column (A row-major, lda; B row-major k×n, ldb), in order.
-// (static: one copy per kernel file, called out of line.)
+// of mma's and wgmma's accumulator fragments: each such element of C that is not finite (or every one, when
+// `every`) is recomputed as the fp32 dot product of A's row and B's column (A row-major, lda; B row-major k×n,
+// ldb), in order. (static: one copy per kernel file, called out of line.)
 static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
                                                 int64_t ldb, int64_t M, int64_t N, int64_t K, int64_t row0, int rowCount,
-                                                int64_t col0, int colCount) {
+                                                int64_t col0, int colCount, bool every = false) {
 #pragma unroll 1
   for (int r = 0; r < rowCount; ++r) {
     const int64_t row = row0 + 8 * r;
@@ -50,7 +75,7 @@ static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, co
 #pragma unroll 1
     for (int i = 0; i < 2 * colCount; ++i) {
       const int64_t col = col0 + 8 * (i / 2) + i % 2;
-      if (col >= N || finite(C[row * ldc + col])) continue;
+      if (col >= N || (!every && finite(C[row * ldc + col]))) continue;
       float sum = 0.0f;
       for (int64_t p = 0; p < K; ++p) sum = fmaf(A[row * lda + p], B[p * ldb + col], sum);
       C[row * ldc + col] = sum;

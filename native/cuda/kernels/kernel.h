@@ -29,6 +29,11 @@ struct GemmOperands {
   // (kernels/helpers.cuh, recomputeNonFinite): b itself, except for kernels that read a transposed, rounded copy.
   const float* exactB = nullptr;
   int64_t exactLdb = 0;
+  // For the tensor-core kernels: A's and B's magnitude classes, a word each that the device can read
+  // (helpers.cuh, splitLosesProducts). Where the caller knows them (a Matrix classified since its last write, a
+  // transposed B, the inline route) it passes them; ProductLaunch (launch.cu) finds the others.
+  const uint32_t* aClasses = nullptr;
+  const uint32_t* bClasses = nullptr;
 };
 
 // Whether every row of a matrix at p with row pitch ld starts 16-byte aligned (float4 / 16-byte copies).
@@ -63,10 +68,15 @@ struct KernelVariants {
 // and stores whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001).
 inline int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
 
+// *classes |= the magnitude classes (helpers.cuh) of a rows×cols matrix with row pitch `pitch`, on `stream`
+// (launch.cu).
+void launchClassify(const float* x, int64_t pitch, int64_t rows, int64_t cols, uint32_t* classes, cudaStream_t stream);
+
 // dst (cols×rows, pitch dstPitch) = srcᵀ (src rows×cols, pitch srcPitch), on `stream` (transpose.cu);
-// Rounding::Tf32 also rounds each element to TF32, for a kernel that multiplies in TF32.
+// Rounding::Tf32 also rounds each element to TF32, for a kernel that multiplies in TF32. classes, when given:
+// the magnitude classes of src's elements are ORed into it (helpers.cuh, magnitudeClass).
 enum class Rounding { None, Tf32 };
 void launchTranspose(const float* src, int64_t srcPitch, float* dst, int64_t dstPitch, int64_t rows, int64_t cols,
-                     Rounding rounding, cudaStream_t stream);
+                     Rounding rounding, cudaStream_t stream, uint32_t* classes = nullptr);
 
 }  // namespace cuda_matmul

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda/check.h"
+#include "cuda/kernels/helpers.cuh"
 
 namespace cuda_matmul {
 namespace {
@@ -24,12 +25,33 @@ __global__ void sumSlices(const float* __restrict__ partials, int64_t pitch, int
   }
 }
 
+// ORs the magnitude classes (helpers.cuh) of a rows×cols matrix (row pitch `pitch`) into *classes. Rows in a
+// grid-stride loop (grids hold 65535 rows); one atomic per warp that found anything.
+__global__ void classifyMagnitudes(const float* __restrict__ x, int64_t pitch, int64_t rows, int64_t cols,
+                                   uint32_t* classes) {
+  uint32_t seen = 0;
+  const int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (col < cols)
+    for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) seen |= magnitudeClass(x[row * pitch + col]);
+  for (int offset = 16; offset > 0; offset /= 2) seen |= __shfl_xor_sync(0xffffffffu, seen, offset);
+  if (seen && threadIdx.x % 32 == 0) atomicOr(classes, seen);
+}
+
 }  // namespace
+
+void launchClassify(const float* x, int64_t pitch, int64_t rows, int64_t cols, uint32_t* classes, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  constexpr int kThreads = 256;
+  const dim3 grid(static_cast<unsigned>((cols + kThreads - 1) / kThreads), static_cast<unsigned>(std::min<int64_t>(rows, 1024)));
+  classifyMagnitudes<<<grid, kThreads, 0, stream>>>(x, pitch, rows, cols, classes);
+  checkCuda(cudaGetLastError(), "magnitude classes");
+}
 
 ProductLaunch::ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows, int64_t n, int64_t k)
     : plan_(plan), kernel_(*plan.variant), pitch_(paddedPitch(n)) {
   split_ = plan.splitFor(maxRows, pitch_, k);
   if (splits()) workspace_.emplace(device, sizeof(float) * static_cast<size_t>(split_.slices * maxRows * pitch_));
+  if (plan.row->checksMagnitudes) classes_.emplace(device, 2 * sizeof(uint32_t));
 }
 
 void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
@@ -37,6 +59,20 @@ void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
     o.exactB = o.b;
     o.exactLdb = o.ldb;
   }
+  if (plan_.row->checksMagnitudes && (!o.aClasses || !o.bClasses)) {
+    auto* const own = reinterpret_cast<uint32_t*>(classes_->floats());  // A's word, then B's
+    if (!classified_) {
+      checkCuda(cudaMemsetAsync(own, 0, 2 * sizeof(uint32_t), stream), "cudaMemsetAsync(classes)");
+      if (!o.bClasses) launchClassify(o.exactB, o.exactLdb, o.k, o.n, own + 1, stream);  // once: the runs share B
+      classified_ = true;
+    }
+    if (!o.bClasses) o.bClasses = own + 1;
+    if (!o.aClasses) {
+      launchClassify(o.a, o.lda, o.m, o.k, own, stream);  // ORed over the panels: covers this one
+      o.aClasses = own;
+    }
+  }
+  if (!plan_.row->checksMagnitudes) o.aClasses = o.bClasses = nullptr;
   if (!splits()) {
     kernel_.launch(o, plan_.precision, stream);
     return checkCuda(cudaGetLastError(), kernel_.name);

@@ -19,7 +19,9 @@ class ProductLaunch {
   // that its workspace outlives the work queued on that stream.
   ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows, int64_t n, int64_t k);
 
-  // C = A·B for `operands` (b as the kernel reads it; exactB, when unset, is b) on `stream`.
+  // C = A·B for `operands` (b as the kernel reads it; exactB, when unset, is b) on `stream`. Successive runs
+  // (row panels) share B. For a kernel that splits its operands into TF32 parts (registry.h,
+  // checksMagnitudes), A's and B's magnitudes are classified first (helpers.cuh, splitLosesProducts): B once.
   void run(GemmOperands operands, cudaStream_t stream) const;
 
   // Whether this launch splits K (it then needs its workspace).
@@ -31,6 +33,8 @@ class ProductLaunch {
   KSplit split_;
   int64_t pitch_;  // of each partial result
   std::optional<DeviceAllocation> workspace_;
+  std::optional<DeviceAllocation> classes_;  // A's and B's classes, where the caller's operands do not carry them
+  mutable bool classified_ = false;         // B's found, A's begun (ORed over the runs: the row panels)
 };
 
 }  // namespace cuda_matmul

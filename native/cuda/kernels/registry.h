@@ -16,6 +16,8 @@ struct KernelRow {
   int minimumMajor;                         // compute capability it needs (8: Ampere's mma.sync TF32, cp.async)
   bool needsSm90a;                          // Hopper's wgmma: compute capability 9.0 exactly, built for sm_90a
   bool transposedB;                         // reads B as Bᵀ rounded to TF32 (kernel.h)
+  bool checksMagnitudes;                    // splits operands into TF32 parts: A's and B's magnitudes are
+                                            // classified first (helpers.cuh, splitLosesProducts)
   // Long K is split into slices of at most this depth, summed in float64 (choose.h, chooseKSplit).
   int64_t sliceDepthFp32, sliceDepthTf32;
 };
@@ -30,12 +32,12 @@ KernelVariants wgmmaVariants();      // 3_wgmma.cu: step 3, Hopper wgmma + TMA, 
 // 8-deep sums rounded to nearest (8192); TF32 accumulates in the tensor cores (4096, where its error is cuBLAS
 // TF32's). wgmma has no fp32 mode (core/options.h), so its fp32 depth is never used.
 inline constexpr KernelRow kKernelRegistry[] = {
-    // kernel         variants           CC  sm_90a  Bᵀ     depth fp32, tf32
-    {Kernel::Auto, nullptr, 0, false, false, 0, 0},  // the plan always names a kernel
-    {Kernel::Muld, muldVariants, 0, false, false, 1024, 1024},
-    {Kernel::BlockTile, blockTileVariants, 0, false, false, 1024, 1024},
-    {Kernel::Mma, mmaVariants, 8, false, false, 8192, 4096},
-    {Kernel::Wgmma, wgmmaVariants, 9, true, true, 4096, 4096},
+    // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  depth fp32, tf32
+    {Kernel::Auto, nullptr, 0, false, false, false, 0, 0},  // the plan always names a kernel
+    {Kernel::Muld, muldVariants, 0, false, false, false, 1024, 1024},
+    {Kernel::BlockTile, blockTileVariants, 0, false, false, false, 1024, 1024},
+    {Kernel::Mma, mmaVariants, 8, false, false, true, 8192, 4096},
+    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, 4096, 4096},
 };
 
 constexpr bool registryFollowsOptions() {

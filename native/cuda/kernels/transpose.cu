@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "cuda/kernels/helpers.cuh"
 #include "cuda/kernels/kernel.h"
 
 namespace cuda_matmul {
@@ -23,15 +24,25 @@ __device__ __forceinline__ float roundedToTf32(float x) {
 #endif
 }
 
-// TF32: round each element to TF32 on the way (cvt.rna), for a kernel that multiplies in TF32.
+// TF32: round each element to TF32 on the way (cvt.rna), for a kernel that multiplies in TF32. classes, when
+// given: the magnitudeClass bits (helpers.cuh) of every element are ORed into it.
 template <bool TF32>
 __global__ void transposeTiles(const float* __restrict__ src, int64_t srcPitch, float* __restrict__ dst, int64_t dstPitch,
-                               int64_t rows, int64_t cols) {
+                               int64_t rows, int64_t cols, uint32_t* classes) {
   __shared__ float tile[kTile][kTile + 1];
   const int64_t col = static_cast<int64_t>(blockIdx.x) * kTile + threadIdx.x;
   const int64_t rowBase = static_cast<int64_t>(blockIdx.y) * kTile;
+  uint32_t seen = 0;
   for (int r = threadIdx.y; r < kTile; r += kRowsPerPass)
-    if (rowBase + r < rows && col < cols) tile[r][threadIdx.x] = src[(rowBase + r) * srcPitch + col];
+    if (rowBase + r < rows && col < cols) {
+      const float x = src[(rowBase + r) * srcPitch + col];
+      tile[r][threadIdx.x] = x;
+      seen |= magnitudeClass(x);
+    }
+  if (classes) {
+    for (int offset = 16; offset > 0; offset /= 2) seen |= __shfl_xor_sync(0xffffffffu, seen, offset);
+    if (seen && threadIdx.x == 0) atomicOr(classes, seen);
+  }
   __syncthreads();
   // The block's tile, transposed: output row = input column.
   const int64_t outCol = rowBase + threadIdx.x;
@@ -48,7 +59,7 @@ unsigned tilesFor(int64_t count) { return static_cast<unsigned>((count + kTile -
 }  // namespace
 
 void launchTranspose(const float* src, int64_t srcPitch, float* dst, int64_t dstPitch, int64_t rows, int64_t cols,
-                     Rounding rounding, cudaStream_t stream) {
+                     Rounding rounding, cudaStream_t stream, uint32_t* classes) {
   const auto kernel = rounding == Rounding::Tf32 ? transposeTiles<true> : transposeTiles<false>;
   if (rows == 0 || cols == 0) return;
   // Grids hold at most 65535 blocks in y: taller matrices go in slices of that many tiles of rows, each slice
@@ -57,7 +68,7 @@ void launchTranspose(const float* src, int64_t srcPitch, float* dst, int64_t dst
   for (int64_t row = 0; row < rows; row += kSliceRows) {
     const int64_t sliceRows = std::min(kSliceRows, rows - row);
     const dim3 grid(tilesFor(cols), tilesFor(sliceRows)), block(kTile, kRowsPerPass);
-    kernel<<<grid, block, 0, stream>>>(src + row * srcPitch, srcPitch, dst + row, dstPitch, sliceRows, cols);
+    kernel<<<grid, block, 0, stream>>>(src + row * srcPitch, srcPitch, dst + row, dstPitch, sliceRows, cols, classes);
   }
 }
 

@@ -93,11 +93,12 @@ void inShares(size_t rows, size_t cols, size_t elementBytes,
   const size_t pieces = shares(rows * cols * elementBytes);
   if (pieces == 1) return part(0, rows, 0, cols);
   std::vector<std::function<void()>> jobs;
-  if (rows == 1) {
-    for (size_t p = 0; p < pieces; ++p) jobs.push_back([&, p] { part(0, 1, cols * p / pieces, cols * (p + 1) / pieces); });
-  } else {
-    const size_t parts = std::min(pieces, rows);
-    for (size_t p = 0; p < parts; ++p) jobs.push_back([&, p] { part(rows * p / parts, rows * (p + 1) / parts, 0, cols); });
+  const size_t parts = rows == 1 ? pieces : std::min(pieces, rows);
+  for (size_t p = 0; p < parts; ++p) {
+    if (rows == 1)
+      jobs.push_back([&part, p, parts, cols] { part(0, 1, cols * p / parts, cols * (p + 1) / parts); });
+    else
+      jobs.push_back([&part, p, parts, rows, cols] { part(rows * p / parts, rows * (p + 1) / parts, 0, cols); });
   }
   CopyTeam::instance().run(jobs);
 }

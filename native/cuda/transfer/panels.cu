@@ -75,7 +75,8 @@ void multiplyStaged(const KernelPlan& plan, const GemmRequest& r, int64_t entry)
             "cudaMemcpyAsync(A and B to device)");
   const DeviceRows a = operandOf({dev, layout.lda}, s.rowsA(), s.colsA(), s.transA, aTransposed, device, stream.get());
   const DeviceRows b = operandOf({layout.b(dev), layout.ldb}, s.rowsB(), s.colsB(), s.transB, bTransposed, device, stream.get());
-  launch.run(productOf(a, operandB.from(b, s.k, s.n, stream.get()), {layout.c(dev), layout.ldc}, s.m, s.k, s.n, b),
+  launch.run(productOf(a, operandB.from(b, s.k, s.n, stream.get()), {layout.c(dev), layout.ldc}, s.m, s.k, s.n, b,
+                       nullptr, operandB.classes()),
              stream.get());
   checkCuda(cudaMemcpyAsync(layout.c(host), layout.c(dev), sizeof(float) * layout.cFloats, cudaMemcpyDeviceToHost, stream.get()),
             "cudaMemcpyAsync(C to host)");
@@ -119,7 +120,9 @@ void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entr
     const int64_t rows = std::min(plan.panelRows, s.m - row);
     if (!s.transA) uploads.upload({A + row * s.k, rows, s.k, r.pinnedA}, Ad.rowsFrom(row));
     inputsReady.join(in.get(), compute.get());
-    launch.run(productOf({a.data + row * a.pitch, a.pitch}, b, Cd.rowsFrom(row), rows, s.k, s.n, bExact), compute.get());
+    launch.run(productOf({a.data + row * a.pitch, a.pitch}, b, Cd.rowsFrom(row), rows, s.k, s.n, bExact, nullptr,
+                         operandB.classes()),
+               compute.get());
     copyOutPending();  // the previous panel, while this one computes
     productReady.join(compute.get(), out.get());
     pendingRow = row;

@@ -1,13 +1,15 @@
 // How a small product's A, B and C lie together in one page-locked staging buffer: A | B | C as stored (A
-// k×m when transA, B n×k when transB), each with rows padded to 16 bytes (paddedPitch), one after another. The
-// staged route (panels.cu) copies that block to and from the device; the inline route (inline_product.cu) has
-// the kernel read and write it where it is. C comes back through copyOut, which applies α and β on the host.
+// k×m when transA, B n×k when transB), each with rows padded to 16 bytes (paddedPitch), one after another, then
+// two words: A's and B's magnitude classes (kernels/helpers.cuh), found on the host as they are copied in. The
+// staged route (panels.cu) copies A and B to the device and back; the inline route (inline_product.cu) has the
+// kernel read and write the buffer where it is. C comes back through copyOut, which applies α and β.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "core/request.h"
+#include "cuda/kernels/helpers.cuh"
 #include "cuda/kernels/kernel.h"
 #include "cuda/transfer/host_copy.h"
 
@@ -18,12 +20,14 @@ struct StagedProduct {
       : shape(s), lda(paddedPitch(s.colsA())), ldb(paddedPitch(s.colsB())), ldc(paddedPitch(s.n)),
         aFloats(s.rowsA() * lda), bFloats(s.rowsB() * ldb), cFloats(s.m * ldc) {}
 
-  double bytes() const { return (double(aFloats) + double(bFloats) + double(cFloats)) * sizeof(float); }
+  double bytes() const { return (double(aFloats) + double(bFloats) + double(cFloats) + 4) * sizeof(float); }
   // The operands of a kernel launch on this layout starting at `base` (host or device memory), A and B as stored.
   GemmOperands operands(float* base) const {
     GemmOperands o{base, b(base), c(base), shape.m, shape.k, shape.n, lda, ldb, ldc};
     o.exactB = o.b;
     o.exactLdb = ldb;
+    o.aClasses = reinterpret_cast<uint32_t*>(base + aFloats + bFloats + cFloats);
+    o.bClasses = o.aClasses + 1;
     return o;
   }
   float* b(float* base) const { return base + aFloats; }
@@ -35,6 +39,9 @@ struct StagedProduct {
                      shape.rowsA());
     parallelCopyRows(this->b(base), sizeof(float) * ldb, b, sizeof(float) * shape.colsB(), sizeof(float) * shape.colsB(),
                      shape.rowsB());
+    auto* classes = reinterpret_cast<uint32_t*>(base + aFloats + bFloats + cFloats);
+    classes[0] = classesOf(a, shape.rowsA() * shape.colsA());
+    classes[1] = classesOf(b, shape.rowsB() * shape.colsB());
   }
   // The product from the layout at `base` into the caller's m×n C: copied, or combined when α, β ask for it.
   void copyOut(const float* base, float* out) const {
@@ -47,6 +54,13 @@ struct StagedProduct {
 
   GemmShape shape;
   int64_t lda, ldb, ldc, aFloats, bFloats, cFloats;
+
+ private:
+  static uint32_t classesOf(const float* x, int64_t count) {
+    uint32_t seen = 0;
+    for (int64_t i = 0; i < count; ++i) seen |= magnitudeClass(x[i]);
+    return seen;
+  }
 };
 
 }  // namespace cuda_matmul

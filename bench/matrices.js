@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+// Device-resident Matrices through the public API, beside PyTorch on the same host in the same run
+// (bench/NOTES.md, "Stream-ordered Matrices"): each product awaited (1024³, 512³: the overhead per call), 40 in
+// flight (1024³ fp32, 4096³ tf32: throughput), a chain X·W1·W2 → toArray() issued without awaiting between steps,
+// and gemm from host arrays (4096³, transB, β = 1) against matmul's end-to-end time. Inputs rotate through sets
+// larger than the 50 MB L2; medians. Prints a table last; `--json` writes it as JSON too.
+'use strict';
+const { execFileSync } = require('child_process');
+const { Matrix, gemm, matmul } = require('..');
+const { random } = require('./inputs');
+
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
+const tflops = (n, ms) => (2 * n ** 3) / (ms * 1e-3) / 1e12;
+
+// Sets of (X, W, Y) rotated so that no product finds its operands in L2: sets·3·n²·4 bytes ≥ 96 MB.
+async function operandSets(n) {
+  const sets = Math.max(2, Math.ceil((96 << 20) / (3 * 4 * n * n)));
+  const result = [];
+  for (let i = 0; i < sets; i++) {
+    const [X, W, Y] = await Promise.all([Matrix.from(random(n * n), n, n), Matrix.from(random(n * n), n, n), Matrix.from(new Float32Array(n * n), n, n)]);
+    result.push({ X, W, Y });
+  }
+  return result;
+}
+
+// Each product awaited before the next: what a request handler that needs its result sees.
+async function awaited(n, precision, calls) {
+  const sets = await operandSets(n);
+  const times = [];
+  for (let i = 0; i < calls + 20; i++) {
+    const { X, W, Y } = sets[i % sets.length];
+    const start = now();
+    await X.matmul(W, { out: Y, precision });
+    if (i >= 20) times.push(now() - start);
+  }
+  sets.forEach((s) => [s.X, s.W, s.Y].forEach((m) => m.dispose()));
+  return median(times);
+}
+
+// `inFlight` products issued at once, then all awaited; per product.
+async function queued(n, precision, inFlight, rounds) {
+  const sets = await operandSets(n);
+  const run = () => Promise.all(Array.from({ length: inFlight }, (_, i) => sets[i % sets.length]).map(({ X, W, Y }) => X.matmul(W, { out: Y, precision })));
+  await run();
+  const times = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = now();
+    await run();
+    times.push((now() - start) / inFlight);
+  }
+  sets.forEach((s) => [s.X, s.W, s.Y].forEach((m) => m.dispose()));
+  return median(times);
+}
+
+// X·W1 → ·W2 → toArray(), issued without awaiting between steps, against the same steps each awaited.
+async function chain(n) {
+  const [X, W1, W2, H, Z] = await Promise.all([0, 1, 2, 3, 4].map((i) => Matrix.from(i < 3 ? random(n * n) : new Float32Array(n * n), n, n)));
+  const out = new Float32Array(n * n);
+  const issued = async () => {
+    const steps = [X.matmul(W1, { out: H }), H.matmul(W2, { out: Z }), Z.toArray(out)];
+    await Promise.all(steps);
+  };
+  const stepwise = async () => {
+    await X.matmul(W1, { out: H });
+    await H.matmul(W2, { out: Z });
+    await Z.toArray(out);
+  };
+  const time = async (f) => {
+    const t = [];
+    for (let i = 0; i < 60; i++) {
+      const start = now();
+      await f();
+      if (i >= 10) t.push(now() - start);
+    }
+    return median(t);
+  };
+  const result = { issued: await time(issued), stepwise: await time(stepwise) };
+  [X, W1, W2, H, Z].forEach((m) => m.dispose());
+  return result;
+}
+
+// gemm from host arrays (transB, β = 1) against matmul on the same host arrays.
+async function hostGemm(n) {
+  const a = random(n * n), b = random(n * n), c = random(n * n), out = new Float32Array(n * n);
+  const time = async (f) => {
+    await f();
+    const t = [];
+    for (let i = 0; i < 7; i++) {
+      const start = now();
+      await f();
+      t.push(now() - start);
+    }
+    return median(t);
+  };
+  const matmulMs = await time(() => matmul(a, b, { m: n, k: n, n }, { out }));
+  const gemmMs = await time(() => gemm({ a, b, c, m: n, k: n, n, transB: true, beta: 1 }));
+  return { matmul: matmulMs, gemm: gemmMs };
+}
+
+function torch() {
+  const script = `
+import torch, time, statistics
+torch.backends.cuda.matmul.allow_tf32 = False
+def sets(n):
+    k = max(2, -(-(96 << 20) // (12 * n * n)))
+    return [(torch.rand(n, n, device='cuda') * 2 - 1, torch.rand(n, n, device='cuda') * 2 - 1, torch.empty(n, n, device='cuda')) for _ in range(k)]
+def awaited(n, calls):
+    s = sets(n); t = []
+    for i in range(calls + 20):
+        x, w, y = s[i % len(s)]
+        a = time.perf_counter(); torch.mm(x, w, out=y); torch.cuda.synchronize()
+        if i >= 20: t.append(time.perf_counter() - a)
+    return statistics.median(t) * 1e3
+def queued(n, tf32, inflight, rounds):
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    s = sets(n); t = []
+    for r in range(rounds + 1):
+        a = time.perf_counter()
+        for i in range(inflight):
+            x, w, y = s[i % len(s)]; torch.mm(x, w, out=y)
+        torch.cuda.synchronize()
+        if r: t.append((time.perf_counter() - a) / inflight)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return statistics.median(t) * 1e3
+print(awaited(1024, 300), awaited(512, 300), queued(1024, False, 40, 9), queued(4096, True, 40, 5))
+`;
+  try {
+    return execFileSync('python3', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim().split(/\s+/).map(Number);
+  } catch (error) {
+    console.error(`PyTorch baseline unavailable: ${String(error.stderr || error).split('\n').slice(-2).join(' ')}`);
+    return null;
+  }
+}
+
+async function main() {
+  const rows = [];
+  const a1024 = await awaited(1024, 'fp32', 300);
+  const a512 = await awaited(512, 'fp32', 300);
+  const q1024 = await queued(1024, 'fp32', 40, 9);
+  const q4096 = await queued(4096, 'tf32', 40, 5);
+  const c = await chain(1024);
+  const g = await hostGemm(4096);
+  const t = torch();
+  const cell = (ms, n) => (ms ? `${tflops(n, ms).toFixed(1)} TFLOP/s (${(ms * 1e3).toFixed(0)} µs)` : 'n/a');
+  rows.push(['1024³, await each product', cell(a1024, 1024), cell(t?.[0], 1024), '≥ 30']);
+  rows.push(['512³, await each product', cell(a512, 512), cell(t?.[1], 512), '≥ 9']);
+  rows.push(['1024³, 40 products in flight', cell(q1024, 1024), cell(t?.[2], 1024), '≥ 37']);
+  rows.push(['4096³ tf32, 40 in flight', cell(q4096, 4096), cell(t?.[3], 4096), '≥ 0.97 × kernel alone']);
+  rows.push(['1024³ awaited − in flight: overhead per product', `${((a1024 - q1024) * 1e3).toFixed(1)} µs`, t ? `${((t[0] - t[2]) * 1e3).toFixed(1)} µs` : 'n/a', '']);
+  rows.push(['1024³ chain X·W1·W2 → toArray, issued at once / each awaited', `${c.issued.toFixed(3)} / ${c.stepwise.toFixed(3)} ms`, '', '']);
+  rows.push(['gemm host arrays 4096³ transB β=1 / matmul', `${g.gemm.toFixed(2)} / ${g.matmul.toFixed(2)} ms = ${(g.gemm / g.matmul).toFixed(2)}×`, '', '≤ 1.15×']);
+  console.log('\nsummary (medians; PyTorch in the same run)');
+  for (const r of rows) console.log(r.map((x, i) => String(x).padEnd(i === 0 ? 62 : 34)).join(''));
+  if (process.argv.includes('--json')) console.log(JSON.stringify({ a1024, a512, q1024, q4096, chain: c, hostGemm: g, torch: t }));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
