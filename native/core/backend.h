@@ -44,13 +44,14 @@ class ComputeBackend {
   virtual Backend kind() const = 0;
   // Why this backend cannot run here (no driver, a CPU-only build); empty when it can.
   virtual std::string unusableReason() const = 0;
-  virtual std::vector<DeviceDescription> devices() const = 0;
-  virtual MemoryUsage memoryUsage() const = 0;
+  // What a backend with devices and pools reports; the defaults are those of one with neither (the CPU).
+  virtual std::vector<DeviceDescription> devices() const { return {}; }
+  virtual MemoryUsage memoryUsage() const { return {}; }
   // Gives back what the pools cache if nothing has used them for idleSeconds.
-  virtual void trimIdle(double idleSeconds) = 0;
+  virtual void trimIdle(double /*idleSeconds*/) {}
   // Page-locked host memory for allocHost, which this backend can copy by DMA: nullptr when it has none.
-  virtual void* allocatePinned(size_t bytes) = 0;
-  virtual void freePinned(void* data) = 0;
+  virtual void* allocatePinned(size_t /*bytes*/) { return nullptr; }
+  virtual void freePinned(void* /*data*/) {}
   // Throws a RangeError or Failure MatmulError unless `choice` (kernel, precision, device) can run here.
   virtual void check(const Choice& choice) const = 0;
   // Throws a RangeError naming `what` unless op(A), op(B) and C of `shape` could ever be held at once (device

@@ -111,11 +111,6 @@ class CpuBackend final : public ComputeBackend {
  public:
   Backend kind() const override { return Backend::Cpu; }
   std::string unusableReason() const override { return ""; }
-  std::vector<DeviceDescription> devices() const override { return {}; }
-  MemoryUsage memoryUsage() const override { return {}; }
-  void trimIdle(double) override {}
-  void* allocatePinned(size_t) override { return nullptr; }
-  void freePinned(void*) override {}
 
   void check(const Choice& choice) const override {
     if (choice.kernel != Kernel::Auto)

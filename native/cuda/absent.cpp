@@ -12,11 +12,6 @@ class AbsentCuda final : public ComputeBackend {
   std::string unusableReason() const override {
     return "this build of cuda-matmul has no CUDA support (nvcc was not found when it was compiled)";
   }
-  std::vector<DeviceDescription> devices() const override { return {}; }
-  MemoryUsage memoryUsage() const override { return {}; }
-  void trimIdle(double) override {}
-  void* allocatePinned(size_t) override { return nullptr; }
-  void freePinned(void*) override {}
   // Every device number is one this build does not have.
   void check(const Choice& choice) const override {
     throw MatmulError(ErrorKind::Range, "device: " + std::to_string(choice.device) + " does not exist; 0 CUDA device(s) found");
