@@ -83,6 +83,6 @@ function report() {
   );
 }
 
-module.exports = { report };
+module.exports = { report, cudaRoot, architectures };
 
 if (require.main === module) process.stdout.write(values(process.argv[2]).join('\n') + '\n');
