@@ -104,7 +104,6 @@ struct KernelPlan {
   Precision precision = Precision::Fp32;
   int64_t panelRows = 0;
 
-  Kernel kernel() const { return row->kernel; }
   KSplit splitFor(int64_t rows, int64_t pitch, int64_t k) const {
     return chooseKSplit(sliceDepth(*row, precision), rows, pitch, k);
   }
