@@ -67,7 +67,9 @@ function values(what) {
       return cuda ? [`-L${path.join(cuda, 'lib64')}`, ...config.cudaStaticLibraries.map((l) => `-l${l}`)] : ['-lpthread'];
     case 'nvcc-command':
       if (!cuda) return ['false'];
-      return [path.join(cuda, 'bin', 'nvcc'), `-std=c++${config.cudaStandard}`, `-I${path.join(root, 'native')}`, ...config.nvccFlags, ...gencodeFlags()];
+      // The defines too: .cu files read them (CUDA_MATMUL_WGMMA decides whether the plan may pick wgmma).
+      return [path.join(cuda, 'bin', 'nvcc'), `-std=c++${config.cudaStandard}`, `-I${path.join(root, 'native')}`,
+        ...values('defines').map((define) => `-D${define}`), ...config.nvccFlags, ...gencodeFlags()];
     default:
       throw new Error(`build-config: unknown request '${what}'`);
   }

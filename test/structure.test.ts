@@ -78,3 +78,26 @@ test('the kernels read as the progression from Muld: one numbered file each, one
     expect(registry).toMatch(new RegExp(`\\{Kernel::\\w+, ${name === 'blocktile' ? 'blockTile' : name}Variants,`));
   }
 });
+
+// The .cu files read defines too: without CUDA_MATMUL_WGMMA the kernel registry (native/cuda/kernels/registry.h)
+// says wgmma is not built, and the shipped binary, which node-gyp builds through this command, never runs it.
+const nvcc = (archs: string) =>
+  require('child_process')
+    .execFileSync(process.execPath, [path.join(root, 'scripts', 'build-config.js'), 'nvcc-command'], { env: { ...process.env, CUDA_MATMUL_ARCHS: archs } })
+    .toString()
+    .trim()
+    .split('\n') as string[];
+const nvccFound = nvcc('90a')[0] !== 'false';
+(nvccFound ? test : test.skip)(
+  nvccFound ? 'binding.gyp compiles .cu files with every define the C++ files get (CUDA_MATMUL_WGMMA with sm_90a)' : 'nvcc defines — SKIPPED: no nvcc here',
+  () => {
+    const defines = require('child_process')
+      .execFileSync(process.execPath, [path.join(root, 'scripts', 'build-config.js'), 'defines'], { env: { ...process.env, CUDA_MATMUL_ARCHS: '90a' } })
+      .toString()
+      .trim()
+      .split('\n') as string[];
+    expect(defines).toContain('CUDA_MATMUL_WGMMA');
+    expect(nvcc('90a')).toEqual(expect.arrayContaining(defines.map((d) => `-D${d}`)));
+    expect(nvcc('80')).not.toContain('-DCUDA_MATMUL_WGMMA');
+  },
+);
