@@ -46,8 +46,8 @@ packageTest(
     // npm's defaults blocked the install script, so nothing was compiled: the prebuilt binary is what loads.
     expect(fs.existsSync(path.join(app, 'node_modules', 'cuda-matmul', 'build'))).toBe(false);
     // The platform floor is declared, so npm refuses the install where the package cannot run.
-    const installed = JSON.parse(fs.readFileSync(path.join(app, 'node_modules', 'cuda-matmul', 'package.json'), 'utf8'));
-    expect([installed.os, installed.cpu, installed.libc]).toEqual([['linux'], ['x64', 'arm64'], ['glibc']]);
+    const manifest = JSON.parse(fs.readFileSync(path.join(app, 'node_modules', 'cuda-matmul', 'package.json'), 'utf8'));
+    expect([manifest.os, manifest.cpu, manifest.libc]).toEqual([['linux'], ['x64', 'arm64'], ['glibc']]);
 
     const cjs = run(process.execPath, ['-e', `
       const { matmulSync, info } = require('cuda-matmul');
