@@ -21,12 +21,17 @@ constexpr int64_t kInlineFinishBytes = 64 * 1024;
 struct Call {
   const char* name;
   std::shared_ptr<Work> work;  // shared with a thread-pool task once handed over
-  Napi::Promise::Deferred deferred;
   std::function<Napi::Value(Napi::Env)> settle;
 };
 
+// A call being polled: its Promise is settled by the poller (or adopts the thread pool's, once handed over).
+struct PolledCall {
+  Call call;
+  Napi::Promise::Deferred deferred;
+};
+
 // Hands the call to the thread pool: `waitFirst` when its work is not known to be done yet.
-Napi::Promise onThreadPool(Napi::Env env, Call& call, bool waitFirst) {
+Napi::Promise onThreadPool(Napi::Env env, const Call& call, bool waitFirst) {
   return queueTask(
       env, call.name,
       [work = call.work, waitFirst] {
@@ -55,7 +60,7 @@ class Poller {
     return *poller;
   }
 
-  void add(Call call) {
+  void add(PolledCall call) {
     if (calls_.empty()) scheduleAnother();
     lastProgress_ = Clock::now();
     calls_.push_back(std::move(call));
@@ -73,8 +78,8 @@ class Poller {
 
   void poll() {
     const bool stalled = Clock::now() - lastProgress_ > kSpin;
-    std::vector<Call> pending;
-    for (Call& call : calls_) {
+    std::vector<PolledCall> pending;
+    for (PolledCall& call : calls_) {
       if (!settleIfDone(call, stalled)) pending.push_back(std::move(call));
     }
     if (pending.size() < calls_.size()) lastProgress_ = Clock::now();
@@ -84,30 +89,32 @@ class Poller {
 
   // Settles the call once its work is done, or hands it to the thread pool; returns whether it is off this
   // poller's hands.
-  bool settleIfDone(Call& call, bool stalled) {
+  bool settleIfDone(PolledCall& polled, bool stalled) {
+    Call& call = polled.call;
+    const Napi::Promise::Deferred& deferred = polled.deferred;
     try {
       if (!call.work->done()) {
         if (!stalled) return false;
-        call.deferred.Resolve(onThreadPool(env_, call, true));
+        deferred.Resolve(onThreadPool(env_, call, true));
       } else if (call.work->finishBytes() > kInlineFinishBytes) {
-        call.deferred.Resolve(onThreadPool(env_, call, false));
+        deferred.Resolve(onThreadPool(env_, call, false));
       } else {
         call.work->finish();
         Napi::Value value = call.settle(env_);
         call.work.reset();
-        call.deferred.Resolve(value);
+        deferred.Resolve(value);
       }
     } catch (const Napi::Error& e) {
-      call.deferred.Reject(e.Value());
+      deferred.Reject(e.Value());
     } catch (const std::exception& e) {
-      call.deferred.Reject(toJsError(env_, e).Value());
+      deferred.Reject(toJsError(env_, e).Value());
     }
     return true;
   }
 
   Napi::Env env_;
   Napi::FunctionReference setImmediate_, poll_;
-  std::vector<Call> calls_;
+  std::vector<PolledCall> calls_;
   Clock::time_point lastProgress_ = Clock::now();
 };
 
@@ -115,10 +122,11 @@ class Poller {
 
 Napi::Promise complete(Napi::Env env, const char* name, std::unique_ptr<Work> work,
                        std::function<Napi::Value(Napi::Env)> settle) {
-  Call call{name, std::move(work), Napi::Promise::Deferred::New(env), std::move(settle)};
+  Call call{name, std::move(work), std::move(settle)};
   if (!call.work->pollable()) return onThreadPool(env, call, true);
-  Napi::Promise promise = call.deferred.Promise();
-  Poller::of(env).add(std::move(call));
+  PolledCall polled{std::move(call), Napi::Promise::Deferred::New(env)};
+  Napi::Promise promise = polled.deferred.Promise();
+  Poller::of(env).add(std::move(polled));
   return promise;
 }
 

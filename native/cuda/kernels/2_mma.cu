@@ -20,7 +20,6 @@
 // in bench/NOTES.md ("Step 2").
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
 
 #include "cuda/check.h"
@@ -85,17 +84,11 @@ __device__ __forceinline__ void loadTile(float* shared, const float* tile, int64
 
 // --- tensor-core arithmetic --------------------------------------------------------------------------------
 
-__device__ __forceinline__ uint32_t toTf32(float x) {
-  uint32_t bits;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
-  return bits;
-}
-
 // x ≈ big + small, both TF32; small carries the 13 mantissa bits big drops (only computed when used).
 template <int PASSES>
 __device__ __forceinline__ void split(float x, uint32_t& big, uint32_t& small) {
-  big = toTf32(x);
-  if constexpr (PASSES == 3) small = toTf32(x - __uint_as_float(big));
+  big = tf32Bits(x);
+  if constexpr (PASSES == 3) small = tf32Bits(x - __uint_as_float(big));
 }
 
 // acc (16×8, fp32) += a (16×8, tf32, row-major fragment) · b (8×8, tf32, column fragment)
@@ -163,15 +156,7 @@ __device__ __forceinline__ float storeTile(const float (&acc)[Cfg::kFragsM][Cfg:
       float* cRow = C + row * ldc;
 #pragma unroll
       for (int j = 0; j < Cfg::kFragsN; ++j) {
-        const int64_t col = colBase + j * 8 + 2 * t;
-        const float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
-        probe = nonFiniteProbe(v1, nonFiniteProbe(v0, probe));
-        if (VECTOR && col + 1 < N) {
-          *reinterpret_cast<float2*>(cRow + col) = make_float2(v0, v1);
-        } else {
-          if (col < N) cRow[col] = v0;
-          if (col + 1 < N) cRow[col + 1] = v1;
-        }
+        probe = storePair(cRow, colBase + j * 8 + 2 * t, N, acc[i][j][2 * half], acc[i][j][2 * half + 1], VECTOR, probe);
       }
     }
   return probe;
@@ -236,16 +221,8 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 template <class Cfg, int PASSES, bool VECTOR>
 void launchVariant(const GemmOperands& o, cudaStream_t stream) {
   const auto kernel = mmaGemm<Cfg, PASSES, VECTOR>;
-  // Above 48 KB a block's shared memory must be opted into, per kernel and device, once per process.
-  static std::atomic<uint64_t> optedIn{0};  // bit d: done on device d (d < 64; larger indices ask each time)
-  int device = 0;
-  checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
-  if (!(optedIn.load(std::memory_order_relaxed) & bit)) {
-    checkCuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSharedBytes),
-              "cudaFuncSetAttribute(mma shared memory)");
-    optedIn.fetch_or(bit, std::memory_order_relaxed);
-  }
+  static SharedMemoryOptIn optIn;
+  optIn.ensure(kernel, Cfg::kSharedBytes, "cudaFuncSetAttribute(mma shared memory)");
   const dim3 grid(static_cast<unsigned>((o.n + Cfg::BN - 1) / Cfg::BN), static_cast<unsigned>((o.m + Cfg::BM - 1) / Cfg::BM),
                   static_cast<unsigned>(o.slices));
   kernel<<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, o.sliceDepth,

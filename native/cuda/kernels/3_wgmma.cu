@@ -30,7 +30,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -161,12 +160,6 @@ __device__ __forceinline__ void pinRegisters(T (&x)[N]) {
   }
 }
 
-__device__ __forceinline__ uint32_t roundToTf32(float x) {
-  uint32_t bits;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
-  return bits;
-}
-
 // This thread's A fragment for k-step kk (8 deep) of its warpgroup's 64 rows of a stage, rounded to TF32.
 // Fragment (as mma.m16n8k8): warp w, lane 4g + t holds rows 16w + g and 16w + g + 8, columns t and t + 4.
 // In the 128-byte swizzle, 16-byte chunk c of row r sits at chunk c ^ (r % 8); both rows have r % 8 = g,
@@ -176,10 +169,10 @@ __device__ __forceinline__ void loadFragmentA(uint32_t (&a)[4], const uint8_t* r
   const uint8_t* first = rows + (warp * 16 + g) * 128;
   const uint8_t* second = first + 8 * 128;
   const int low = (((2 * kk) ^ g) * 16) + t * 4, high = (((2 * kk + 1) ^ g) * 16) + t * 4;
-  a[0] = roundToTf32(*reinterpret_cast<const float*>(first + low));
-  a[1] = roundToTf32(*reinterpret_cast<const float*>(second + low));
-  a[2] = roundToTf32(*reinterpret_cast<const float*>(first + high));
-  a[3] = roundToTf32(*reinterpret_cast<const float*>(second + high));
+  a[0] = tf32Bits(*reinterpret_cast<const float*>(first + low));
+  a[1] = tf32Bits(*reinterpret_cast<const float*>(second + low));
+  a[2] = tf32Bits(*reinterpret_cast<const float*>(first + high));
+  a[3] = tf32Bits(*reinterpret_cast<const float*>(second + high));
 }
 
 // Each thread's accumulators, per the wgmma D fragment layout: warp w of the warpgroup holds rows
@@ -197,15 +190,7 @@ __device__ __forceinline__ float storeAccumulators(const float (&d)[128], float*
     float* const cRow = C + row * ldc;
 #pragma unroll
     for (int j = 0; j < 32; ++j) {
-      const int64_t col = colBase + j * 8 + 2 * t;
-      const float v0 = d[4 * j + 2 * half], v1 = d[4 * j + 2 * half + 1];
-      probe = nonFiniteProbe(v1, nonFiniteProbe(v0, probe));
-      if (pairs && col + 1 < N) {
-        *reinterpret_cast<float2*>(cRow + col) = make_float2(v0, v1);
-      } else {
-        if (col < N) cRow[col] = v0;
-        if (col + 1 < N) cRow[col + 1] = v1;
-      }
+      probe = storePair(cRow, colBase + j * 8 + 2 * t, N, d[4 * j + 2 * half], d[4 * j + 2 * half + 1], pairs, probe);
     }
   }
   return probe;
@@ -343,15 +328,8 @@ void launchWgmma(const GemmOperands& o, Precision, cudaStream_t stream) {
     throw MatmulError(ErrorKind::Failure, "internal error: wgmma needs A and Bᵀ rows 16-byte aligned");
   if (o.n > INT32_MAX - kBlockCols || (o.slices == 1 && o.k > kMaxChunkDepth) || (o.slices > 1 && o.sliceDepth % kDepth != 0))
     throw MatmulError(ErrorKind::Range, "wgmma: this shape needs the plan's split of K (internal error)");
-  static std::atomic<uint64_t> optedIn{0};  // bit d: shared-memory opt-in done on device d (as in 2_mma.cu)
-  int device = 0;
-  checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
-  if (!(optedIn.load(std::memory_order_relaxed) & bit)) {
-    checkCuda(cudaFuncSetAttribute(wgmmaGemm, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes),
-              "cudaFuncSetAttribute(wgmma shared memory)");
-    optedIn.fetch_or(bit, std::memory_order_relaxed);
-  }
+  static SharedMemoryOptIn optIn;
+  optIn.ensure(wgmmaGemm, kSharedBytes, "cudaFuncSetAttribute(wgmma shared memory)");
   // A one-dimensional grid in x, which blockTile maps onto C; the K slices of one chunk in y.
   const int64_t blocks = ((o.m + kBlockRows - 1) / kBlockRows) * ((o.n + kBlockCols - 1) / kBlockCols);
   if (blocks > INT32_MAX) throw MatmulError(ErrorKind::Range, "wgmma: the product has more blocks than one grid holds");

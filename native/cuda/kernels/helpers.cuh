@@ -54,6 +54,37 @@ __host__ __device__ __forceinline__ uint32_t magnitudeClass(float x) {
          (magnitude > 0x5f800000u && magnitude < 0x7f800000u ? kHugeSeen : 0u);  // 2^64 < |x| < ∞
 }
 
+// C(row, col) and C(row, col + 1) from one accumulator pair, of a row of N columns at cRow: one float2 store where
+// `pairs` says the row allows it and both lie inside, else those inside. Returns `probe` with both folded in
+// (nonFiniteProbe). The store of mma's and wgmma's fragments alike.
+__device__ __forceinline__ float storePair(float* cRow, int64_t col, int64_t N, float v0, float v1, bool pairs, float probe) {
+  if (pairs && col + 1 < N) {
+    *reinterpret_cast<float2*>(cRow + col) = make_float2(v0, v1);
+  } else {
+    if (col < N) cRow[col] = v0;
+    if (col + 1 < N) cRow[col + 1] = v1;
+  }
+  return nonFiniteProbe(v1, nonFiniteProbe(v0, probe));
+}
+
+// ORs this thread's magnitude classes over its warp into *classes: one atomic per warp that found any.
+__device__ __forceinline__ void orWarpClasses(uint32_t seen, uint32_t* classes) {
+  for (int offset = 16; offset > 0; offset /= 2) seen |= __shfl_xor_sync(0xffffffffu, seen, offset);
+  if (seen && threadIdx.x % 32 == 0) atomicOr(classes, seen);
+}
+
+// x rounded to the nearest TF32 value (cvt.rna), as its bits: how the TF32 kernels and the transpose of B for
+// wgmma round. TF32 exists from sm_80; below, where no TF32 kernel runs, x itself.
+__device__ __forceinline__ uint32_t tf32Bits(float x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint32_t bits;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
+  return bits;
+#else
+  return __float_as_uint(x);
+#endif
+}
+
 // Whether A's and B's magnitude classes (null: not checked) hold a tiny value on one side and a huge one on the other.
 __device__ __forceinline__ bool splitLosesProducts(const uint32_t* aClasses, const uint32_t* bClasses) {
   if (!aClasses || !bClasses) return false;

@@ -7,10 +7,12 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
 #include "core/options.h"
+#include "cuda/check.h"
 
 namespace cuda_matmul {
 
@@ -62,6 +64,24 @@ struct KernelVariants {
   constexpr const KernelVariant* begin() const { return first; }
   constexpr const KernelVariant* end() const { return first + count; }
   constexpr const KernelVariant& front() const { return *first; }
+};
+
+// Above 48 KB a block's shared memory must be opted into, per kernel and device, once per process: one of these
+// per kernel (a static beside its launch).
+class SharedMemoryOptIn {
+ public:
+  template <class KernelFunction>
+  void ensure(KernelFunction kernel, int bytes, const char* what) {
+    int device = 0;
+    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;  // devices past 63 ask each time
+    if (devices_.load(std::memory_order_relaxed) & bit) return;
+    checkCuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
+    devices_.fetch_or(bit, std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<uint64_t> devices_{0};  // bit d: done on device d
 };
 
 // Matrices on the device keep rows padded to a multiple of 4 floats, so every kernel can use 16-byte loads

@@ -33,8 +33,7 @@ __global__ void classifyMagnitudes(const float* __restrict__ x, int64_t pitch, i
   const int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (col < cols)
     for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) seen |= magnitudeClass(x[row * pitch + col]);
-  for (int offset = 16; offset > 0; offset /= 2) seen |= __shfl_xor_sync(0xffffffffu, seen, offset);
-  if (seen && threadIdx.x % 32 == 0) atomicOr(classes, seen);
+  orWarpClasses(seen, classes);
 }
 
 }  // namespace

@@ -13,17 +13,6 @@ namespace {
 
 constexpr int kTile = 32, kRowsPerPass = 8;
 
-// x rounded to the nearest TF32 value. TF32 exists from sm_80; older GPUs run no TF32 kernel, so there it is x.
-__device__ __forceinline__ float roundedToTf32(float x) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  uint32_t bits;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
-  return __uint_as_float(bits);
-#else
-  return x;
-#endif
-}
-
 // TF32: round each element to TF32 on the way (cvt.rna), for a kernel that multiplies in TF32. classes, when
 // given: the magnitudeClass bits (helpers.cuh) of every element are ORed into it.
 template <bool TF32>
@@ -39,10 +28,7 @@ __global__ void transposeTiles(const float* __restrict__ src, int64_t srcPitch, 
       tile[r][threadIdx.x] = x;
       seen |= magnitudeClass(x);
     }
-  if (classes) {
-    for (int offset = 16; offset > 0; offset /= 2) seen |= __shfl_xor_sync(0xffffffffu, seen, offset);
-    if (seen && threadIdx.x == 0) atomicOr(classes, seen);
-  }
+  if (classes) orWarpClasses(seen, classes);
   __syncthreads();
   // The block's tile, transposed: output row = input column.
   const int64_t outCol = rowBase + threadIdx.x;
@@ -50,7 +36,7 @@ __global__ void transposeTiles(const float* __restrict__ src, int64_t srcPitch, 
   for (int r = threadIdx.y; r < kTile; r += kRowsPerPass)
     if (outRowBase + r < cols && outCol < rows) {
       const float x = tile[threadIdx.x][r];
-      dst[(outRowBase + r) * dstPitch + outCol] = TF32 ? roundedToTf32(x) : x;
+      dst[(outRowBase + r) * dstPitch + outCol] = TF32 ? __uint_as_float(tf32Bits(x)) : x;
     }
 }
 

@@ -1,6 +1,6 @@
 // How a small product's A, B and C lie together in one page-locked staging buffer: A | B | C as stored (A
 // k×m when transA, B n×k when transB), each with rows padded to 16 bytes (paddedPitch), one after another, then
-// two words: A's and B's magnitude classes (kernels/helpers.cuh), found on the host as they are copied in. The
+// two words: A's and B's magnitude classes (kernels/helpers.cuh), found on the host for the inline route. The
 // staged route (panels.cu) copies A and B to the device and back; the inline route (inline_product.cu) has the
 // kernel read and write the buffer where it is. C comes back through copyOut, which applies α and β.
 #pragma once
@@ -21,7 +21,8 @@ struct StagedProduct {
         aFloats(s.rowsA() * lda), bFloats(s.rowsB() * ldb), cFloats(s.m * ldc) {}
 
   double bytes() const { return (double(aFloats) + double(bFloats) + double(cFloats) + 4) * sizeof(float); }
-  // The operands of a kernel launch on this layout starting at `base` (host or device memory), A and B as stored.
+  // The operands of a kernel launch on this layout starting at `base` (host or device memory), A and B as stored,
+  // with the classes words classify() fills.
   GemmOperands operands(float* base) const {
     GemmOperands o{base, b(base), c(base), shape.m, shape.k, shape.n, lda, ldb, ldc};
     o.exactB = o.b;
@@ -39,6 +40,10 @@ struct StagedProduct {
                      shape.rowsA());
     parallelCopyRows(this->b(base), sizeof(float) * ldb, b, sizeof(float) * shape.colsB(), sizeof(float) * shape.colsB(),
                      shape.rowsB());
+  }
+  // A's and B's magnitude classes into the layout's two words, for a kernel reading the layout where it is (the
+  // inline route; the staged route's ProductLaunch finds them on the device).
+  void classify(const float* a, const float* b, float* base) const {
     auto* classes = reinterpret_cast<uint32_t*>(base + aFloats + bFloats + cFloats);
     classes[0] = classesOf(a, shape.rowsA() * shape.colsA());
     classes[1] = classesOf(b, shape.rowsB() * shape.colsB());
