@@ -52,7 +52,7 @@ DeviceProblem upload(const std::vector<float>& a, const std::vector<float>& b, i
   DeviceProblem p{m, k, n, paddedPitch(k), paddedPitch(n), paddedPitch(n)};
   checkCuda(cudaMalloc(&p.a, 4 * m * p.lda), "malloc a");
   checkCuda(cudaMalloc(&p.b, 4 * k * p.ldb), "malloc b");
-  checkCuda(cudaMalloc(&p.bt, 4 * n * paddedPitch(k)), "malloc bt");
+  checkCuda(cudaMalloc(&p.bt, 4 * 2 * n * paddedPitch(k)), "malloc bt");  // room for Bᵀ's remainders too
   checkCuda(cudaMalloc(&p.c, 4 * m * p.ldc), "malloc c");
   checkCuda(cudaMalloc(&p.ref, 8 * m * n), "malloc ref");
   checkCuda(cudaMemcpy2D(p.a, 4 * p.lda, a.data(), 4 * k, 4 * k, m, cudaMemcpyHostToDevice), "copy a");
@@ -78,7 +78,7 @@ void runOurs(const Variant& v, DeviceProblem& p, const cudaDeviceProp& props) {
   o.exactB = p.b;
   o.exactLdb = p.ldb;
   if (plan.row->transposedB) {
-    launchTranspose(p.b, p.ldb, p.bt, paddedPitch(p.k), p.k, p.n, Rounding::Tf32, nullptr);
+    launchTranspose(p.b, p.ldb, p.bt, paddedPitch(p.k), p.k, p.n, cuda_matmul::transposedBRounding(plan.precision), nullptr);
     o.b = p.bt;
     o.ldb = paddedPitch(p.k);
   }
@@ -145,7 +145,10 @@ int main() {
                                    {"mma", Kernel::Mma, Precision::Fp32},
                                    {"mma tf32", Kernel::Mma, Precision::Tf32}};
 #if defined(CUDA_MATMUL_WGMMA)
-  if (hopper) variants.push_back({"wgmma tf32", Kernel::Wgmma, Precision::Tf32});
+  if (hopper) {
+    variants.push_back({"wgmma", Kernel::Wgmma, Precision::Fp32});
+    variants.push_back({"wgmma tf32", Kernel::Wgmma, Precision::Tf32});
+  }
 #endif
   cublasHandle_t handle;
   checkCublas(cublasCreate(&handle), "create");

@@ -42,7 +42,7 @@ struct Problem {
   int sets;  // input sets rotated between runs
   std::vector<float*> a, b;
   float* c = nullptr;
-  float* bt = nullptr;  // Bᵀ for kernels that read it (transposedB), n × paddedPitch(k)
+  float* bt = nullptr;  // Bᵀ for kernels that read it (transposedB), and its remainders: 2n × paddedPitch(k)
   double* ref = nullptr;
   cuda_matmul::GemmOperands operands(int set) const { return {a[set], b[set], c, m, k, n, lda, ldb, ldc}; }
 };
@@ -61,7 +61,7 @@ Problem makeProblem(int64_t m, int64_t k, int64_t n) {
     p.b.push_back(b);
   }
   checkCuda(cudaMalloc(&p.c, m * p.ldc * sizeof(float)), "malloc c");
-  checkCuda(cudaMalloc(&p.bt, n * cuda_matmul::paddedPitch(k) * sizeof(float)), "malloc bt");
+  checkCuda(cudaMalloc(&p.bt, 2 * n * cuda_matmul::paddedPitch(k) * sizeof(float)), "malloc bt");
   checkCuda(cudaMalloc(&p.ref, m * n * sizeof(double)), "malloc ref");
   referenceFloat64<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(p.a[0], p.b[0], p.ref, m, k, n, p.lda, p.ldb);
   checkCuda(cudaDeviceSynchronize(), "reference");
@@ -116,7 +116,7 @@ Runner product(const cuda_matmul::KernelPlan& plan, float* bt) {
   return [&kernel = *plan.variant, transposedB = plan.row->transposedB, precision = plan.precision, bt](cuda_matmul::GemmOperands o) {
     if (transposedB) {
       const int64_t ldbt = cuda_matmul::paddedPitch(o.k);
-      cuda_matmul::launchTranspose(o.b, o.ldb, bt, ldbt, o.k, o.n, cuda_matmul::Rounding::Tf32, nullptr);
+      cuda_matmul::launchTranspose(o.b, o.ldb, bt, ldbt, o.k, o.n, cuda_matmul::transposedBRounding(precision), nullptr);
       o.b = bt;
       o.ldb = ldbt;
     }
@@ -125,17 +125,19 @@ Runner product(const cuda_matmul::KernelPlan& plan, float* bt) {
   };
 }
 
-// wgmma on a Bᵀ transposed once, at the first (accuracy) run; the timed runs reuse it whatever input set
-// they are given, which changes nothing in the time.
-Runner wgmmaOnGivenTranspose(const Problem& p) {
-  return [bt = p.bt, transposed = std::make_shared<bool>(false)](cuda_matmul::GemmOperands o) {
+// A kernel that reads Bᵀ (wgmma), on a Bᵀ transposed once, at the first (accuracy) run; the timed runs reuse it
+// whatever input set they are given, which changes nothing in the time.
+Runner onGivenTranspose(const cuda_matmul::KernelPlan& plan, const Problem& p) {
+  return [&kernel = *plan.variant, precision = plan.precision, bt = p.bt,
+          transposed = std::make_shared<bool>(false)](cuda_matmul::GemmOperands o) {
     const int64_t ldbt = cuda_matmul::paddedPitch(o.k);
-    if (!*transposed) cuda_matmul::launchTranspose(o.b, o.ldb, bt, ldbt, o.k, o.n, cuda_matmul::Rounding::Tf32, nullptr);
+    if (!*transposed)
+      cuda_matmul::launchTranspose(o.b, o.ldb, bt, ldbt, o.k, o.n, cuda_matmul::transposedBRounding(precision), nullptr);
     *transposed = true;
     o.b = bt;
     o.ldb = ldbt;
-    cuda_matmul::kernelRow(cuda_matmul::Kernel::Wgmma).variants().front().launch(o, cuda_matmul::Precision::Tf32, nullptr);
-    checkCuda(cudaGetLastError(), "wgmma");
+    kernel.launch(o, precision, nullptr);
+    checkCuda(cudaGetLastError(), kernel.name);
   };
 }
 
@@ -186,15 +188,19 @@ std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props,
                                  {std::string("auto tf32 = ") + chosenTf32.variant->name, true, product(chosenTf32, p.bt)}};
   if (p.m * p.k * p.n > (int64_t(1) << 37)) list.erase(list.begin());  // Muld at 8192³: minutes
   if (runsOn(kernelRow(Kernel::Wgmma), props.major, props.minor)) {
-    const KernelPlan mmaTf32 = planOf(Kernel::Mma, Precision::Tf32, p, props);
-    list.push_back({std::string(mmaTf32.variant->name) + " tf32 (step 2)", true, product(mmaTf32, p.bt)});
-    list.push_back({"wgmma, transposing B", true, product(planOf(Kernel::Wgmma, Precision::Tf32, p, props), p.bt)});
-    list.push_back({"wgmma, Bᵀ given", true, wgmmaOnGivenTranspose(p)});
+    for (const Precision precision : {Precision::Fp32, Precision::Tf32}) {
+      const bool tf32 = precision == Precision::Tf32;
+      const std::string suffix = tf32 ? " tf32" : " fp32";
+      const KernelPlan mma = planOf(Kernel::Mma, precision, p, props), wgmma = planOf(Kernel::Wgmma, precision, p, props);
+      list.push_back({std::string(mma.variant->name) + suffix + " (step 2)", tf32, product(mma, p.bt)});
+      list.push_back({std::string(wgmma.variant->name) + ", transposing B", tf32, product(wgmma, p.bt)});
+      list.push_back({std::string(wgmma.variant->name) + ", Bᵀ given", tf32, onGivenTranspose(wgmma, p)});
+    }
   }
   if (tune) {
-    for (const auto& kernel : kernelRow(Kernel::Mma).variants())
+    for (const auto& kernel : kernelRow(Kernel::Mma).variants(Precision::Fp32))
       list.push_back({kernel.name, false, product(mmaVariant(kernel, Precision::Fp32), p.bt)});
-    for (const auto& kernel : kernelRow(Kernel::Mma).variants())
+    for (const auto& kernel : kernelRow(Kernel::Mma).variants(Precision::Tf32))
       list.push_back({std::string(kernel.name) + " tf32", true, product(mmaVariant(kernel, Precision::Tf32), p.bt)});
     constexpr Precision fp32 = Precision::Fp32, tf32 = Precision::Tf32;
     list.push_back({"t 128x128 w64x32 k16s4", false, variant<MmaConfig<128, 128, 16, 2, 4, 4>, fp32>()});

@@ -2,17 +2,18 @@
 // Runs every CUDA kernel once on edge shapes, for compute-sanitizer:
 //   compute-sanitizer --tool memcheck node bench/sanitize-shapes.js   (also --tool racecheck)
 'use strict';
-const { matmulSync, gemm, info } = require('..');
+const { matmulSync, gemm, info, Matrix } = require('..');
 const { random, relativeError } = require('./inputs');
 
 // [2100, 67, 1999] to [33, 9, 25601] make the plan pick each of mma's larger block tiles (test/helpers.ts,
 // MMA_TILE_SHAPES); [3, 70001, 5] splits K for every kernel (native/kernels/choose.h, chooseKSplit).
 const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601], [3, 70001, 5]];
+const hopper = info().devices[0]?.computeCapability === '9.0';
 const RUNS = [
   ...['muld', 'blocktile', 'mma'].map((kernel) => ({ kernel, precision: 'fp32', tolerance: 1e-5 })),
   { kernel: 'mma', precision: 'tf32', tolerance: 1e-3 },
   // wgmma (TMA, mbarriers, sm_90a) exists on compute capability 9.0 alone
-  ...(info().devices[0]?.computeCapability === '9.0' ? [{ kernel: 'wgmma', precision: 'tf32', tolerance: 1e-3 }] : []),
+  ...(hopper ? [{ kernel: 'wgmma', precision: 'fp32', tolerance: 1e-5 }, { kernel: 'wgmma', precision: 'tf32', tolerance: 1e-3 }] : []),
 ];
 let failures = 0;
 
@@ -43,6 +44,22 @@ for (const { kernel, precision, tolerance } of RUNS) {
     const error = relativeError(onGpu, await gemm({ ...common, c: c0.slice() }, { backend: 'cpu' }));
     if (!(error < 1e-5)) failures++;
     console.log(`gemm Aᵀ·Bᵀ α β ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
+  }
+  // Matrices: a B read twice in each precision, written, then read again (the Bᵀ wgmma keeps with a Matrix).
+  for (const [m, k, n] of [[97, 131, 61], [33, 1, 17]]) {
+    const [x, w, y] = [random(m * k), random(k * n), random(k * k)];
+    const [X, W, Y] = [await Matrix.from(x, m, k), await Matrix.from(w, k, n), await Matrix.from(y, k, k)];
+    for (const { kernel, precision, tolerance } of RUNS.filter((r) => r.kernel === 'wgmma' || r.kernel === 'mma')) {
+      for (let i = 0; i < 2; i++) {
+        const error = relativeError(await (await X.matmul(W, { kernel, precision })).toArray(), matmulSync(x, await W.toArray(), { m, k, n }, { backend: 'cpu' }));
+        if (!(error < tolerance)) failures++;
+        console.log(`Matrix ${kernel} ${precision} ${m}×${k}×${n} #${i}: relative error vs CPU ${error.toExponential(2)}`);
+      }
+    }
+    await Y.matmul(await Matrix.from(random(k * n), k, n), { out: W });  // W overwritten, then read again
+    const error = relativeError(await (await X.matmul(W)).toArray(), matmulSync(x, await W.toArray(), { m, k, n }, { backend: 'cpu' }));
+    if (!(error < 1e-5)) failures++;
+    console.log(`Matrix after a write ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }
   process.exit(failures ? 1 : 0);
 })();

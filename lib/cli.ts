@@ -5,6 +5,7 @@ import { writeFileSync } from 'fs';
 import { parseArgs } from 'util';
 import { lineChart, Series } from './chart';
 import { info, matmul } from './index';
+import { KERNELS } from './options';
 import type { Backend, KernelName, MatmulOptions } from './types';
 
 const USAGE = `usage: cuda-matmul <command> [options]
@@ -119,15 +120,12 @@ async function bench(values: Record<string, string | boolean | undefined>): Prom
   const sizes = ((values.sizes as string | undefined) ?? '256,1024,2048').split(',').filter(Boolean).map((s) => positiveInteger(s, 'sizes'));
   const cuda = info().backend === 'cuda';
   const backends = list(values.backend as string | undefined, ['cuda', 'cpu'] as const, 'backend') ?? (cuda ? ['cuda', 'cpu'] : ['cpu']);
-  const kernels = list(values.kernel as string | undefined, ['auto', 'muld', 'blocktile', 'mma', 'wgmma'] as const, 'kernel') ?? ['auto'];
+  const kernels = list(values.kernel as string | undefined, KERNELS, 'kernel') ?? ['auto'];
   if (values.kernel !== undefined && !backends.includes('cuda')) fail("kernel: needs backend 'cuda'");
   const configs: [string, MatmulOptions][] = backends.flatMap((backend): [string, MatmulOptions][] =>
     backend === 'cpu'
       ? [['cpu', { backend: 'cpu' as Backend }]]
-      : kernels.map((kernel): [string, MatmulOptions] => [
-          `cuda ${kernel}${kernel === 'wgmma' ? ' tf32' : ''}`,
-          { backend: 'cuda', kernel: kernel as KernelName, ...(kernel === 'wgmma' ? { precision: 'tf32' as const } : {}) },
-        ]),
+      : kernels.map((kernel): [string, MatmulOptions] => [`cuda ${kernel}`, { backend: 'cuda', kernel: kernel as KernelName }]),
   );
   if (!cuda && !values.json) console.error(`note: CUDA is not used (${info().reason}); timing the CPU backend.`);
   const results: Measurement[] = [];

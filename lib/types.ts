@@ -5,7 +5,7 @@ export type Backend = 'auto' | 'cuda' | 'cpu';
  * Which CUDA kernel runs. `'auto'` lets the planner choose per shape and device; `'muld'` is the classic 16×16
  * tiled kernel, `'blocktile'` the register-blocked 128×128 FFMA one, `'mma'` the tensor-core one (compute
  * capability 8.0+; 3xTF32 for fp32 accuracy), `'wgmma'` Hopper's warpgroup tensor-core one (compute capability
- * 9.0: H100, H200; precision `'tf32'` only, which `'auto'` picks it for on large products).
+ * 9.0: H100, H200; 3xTF32 for fp32 accuracy too), which `'auto'` picks there for all but small and skinny products.
  */
 export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma' | 'wgmma';
 /**

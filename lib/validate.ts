@@ -112,13 +112,10 @@ function checkChoice(value: unknown, name: string, allowed: readonly string[]): 
     throw new RangeError(`${name}: expected ${allowed.map((v) => `'${v}'`).join(', ')}, got '${value}'`);
 }
 
-/** The kernel and precision options, and the rule between them (options.ts): a kernel without an fp32 mode must be asked for with precision 'tf32'. */
+/** The kernel and precision options (options.ts): every kernel takes both precisions. */
 function checkKernelAndPrecision(kernel: unknown, precision: unknown): void {
-  checkChoice(kernel, 'kernel', Object.keys(KERNELS));
+  checkChoice(kernel, 'kernel', KERNELS);
   checkChoice(precision, 'precision', PRECISIONS);
-  const offered: readonly string[] = KERNELS[(kernel ?? 'auto') as keyof typeof KERNELS].precisions;
-  if (!offered.includes((precision ?? 'fp32') as string))
-    throw new RangeError(`kernel: '${kernel as string}' computes in ${offered.join(', ')} only; pass precision: '${offered[0]}' (kernel 'mma' gives fp32 accuracy)`);
 }
 
 function checkDevice(value: unknown): void {

@@ -25,10 +25,13 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   describe.each(['muld', 'blocktile'] as const)('kernel %s, precision tf32', (kernel) => {
     correctnessSuite({ backend: 'cuda', kernel, precision: 'tf32' }, SMALL_SHAPES, FP32_TOLERANCE);
   });
-  // wgmma runs on compute capability 9.0 alone, in tf32 only; elsewhere asking for it is an error.
+  // wgmma runs on compute capability 9.0 alone; elsewhere asking for it is an error. fp32 is 3xTF32 on it.
   const hopper = cuda.devices[0]?.computeCapability === '9.0';
   (hopper ? describe : describe.skip)(`kernel wgmma, precision tf32${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
     correctnessSuite({ backend: 'cuda', kernel: 'wgmma', precision: 'tf32' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE], TF32_TOLERANCE);
+  });
+  (hopper ? describe : describe.skip)(`kernel wgmma, precision fp32 (3xTF32)${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
+    correctnessSuite({ backend: 'cuda', kernel: 'wgmma' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE], FP32_TOLERANCE);
   });
   (hopper ? test.skip : test)(`kernel 'wgmma' below compute capability 9.0 is ERR_KERNEL_UNSUPPORTED${hopper ? ' — SKIPPED, this GPU is 9.0' : ''}`, async () => {
     const attempt = matmul(new Float32Array(4), new Float32Array(4), { m: 2, k: 2, n: 2 }, { kernel: 'wgmma', precision: 'tf32' });

@@ -45,6 +45,31 @@ describe.each(BACKENDS)('Matrix program order on backend %s', (backend) => {
     expect(relativeTo(await Z.toArray(), referenceProduct(a, b, N, N, N))).toBeLessThanOrEqual(1e-5);
   });
 
+  // Kernels that read Bᵀ (wgmma, which 'auto' picks for these products on an H100/H200) keep it with the Matrix
+  // until the Matrix is written: a write must replace it, and a product in the other precision must make its own.
+  test('a Matrix read as B, overwritten, then read as B again: the second product sees the new values', async () => {
+    const x = randomMatrix(N * N), w = randomMatrix(N * N), a = randomMatrix(N * N), b = randomMatrix(N * N);
+    const [X, W, A, B] = await Promise.all([from(x), from(w), from(a), from(b)]);
+    const first = X.matmul(W);
+    void A.matmul(B, { out: W }); // W = A·B, after the product above read it
+    const second = X.matmul(W);
+    expect(relativeTo(await (await first).toArray(), referenceProduct(x, w, N, N, N))).toBeLessThanOrEqual(1e-5);
+    const newW = Float32Array.from(referenceProduct(a, b, N, N, N));
+    expect(relativeTo(await (await second).toArray(), referenceProduct(x, newW, N, N, N))).toBeLessThanOrEqual(1e-5);
+  });
+
+  test('one Matrix read as B in tf32, then fp32, then tf32: each product has its precision', async () => {
+    const kernel = backend === 'cuda' && info().devices[0]?.computeCapability === '9.0' ? ('wgmma' as const) : undefined;
+    const x = randomMatrix(N * N), w = randomMatrix(N * N);
+    const [X, W] = await Promise.all([from(x), from(w)]);
+    const want = referenceProduct(x, w, N, N, N);
+    const tf32 = X.matmul(W, { kernel, precision: 'tf32' });
+    const fp32 = X.matmul(W, { kernel });
+    const tf32Again = X.matmul(W, { kernel, precision: 'tf32' });
+    expect(relativeTo(await (await fp32).toArray(), want)).toBeLessThanOrEqual(1e-5);
+    for (const product of [tf32, tf32Again]) expect(relativeTo(await (await product).toArray(), want)).toBeLessThanOrEqual(1e-3);
+  });
+
   test('gemm on Matrices is ordered with products: C += A·B twice, unawaited', async () => {
     const a = randomMatrix(N * N), b = randomMatrix(N * N);
     const [A, B, C] = await Promise.all([from(a), from(b), from(new Float32Array(N * N))]);

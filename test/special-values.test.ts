@@ -19,7 +19,12 @@ const VARIANTS: Variant[] = [
         { name: 'cuda auto', options: {}, longKBound: 2 * 2.9e-6 },
         { name: 'cuda mma tf32', options: { kernel: 'mma', precision: 'tf32' }, longKBound: 2 * 6.6e-4 },
         { name: 'cuda auto tf32', options: { precision: 'tf32' }, longKBound: 2 * 6.6e-4 },
-        ...(hopper ? [{ name: 'cuda wgmma tf32', options: { kernel: 'wgmma', precision: 'tf32' }, longKBound: 2 * 6.6e-4 }] : []),
+        ...(hopper
+          ? [
+              { name: 'cuda wgmma tf32', options: { kernel: 'wgmma', precision: 'tf32' }, longKBound: 2 * 6.6e-4 },
+              { name: 'cuda wgmma fp32', options: { kernel: 'wgmma' }, longKBound: 2 * 2.9e-6 },
+            ]
+          : []),
       ] as Variant[])
     : []),
 ];

@@ -44,8 +44,6 @@ const BAD_CALLS: BadCall[] = [
   ['backend a number', [A, B, shape, { backend: 1 }], TypeError, /^backend: /],
   ['kernel unknown', [A, B, shape, { kernel: 'fast' }], RangeError, /^kernel: .*'fast'/],
   ['precision unknown', [A, B, shape, { precision: 'fp64' }], RangeError, /^precision: .*'fp64'/],
-  ["kernel 'wgmma' without precision", [A, B, shape, { kernel: 'wgmma' }], RangeError, /^kernel: 'wgmma' computes in tf32 only/],
-  ["kernel 'wgmma' in fp32", [A, B, shape, { kernel: 'wgmma', precision: 'fp32' }], RangeError, /^kernel: 'wgmma' computes in tf32 only/],
   ['device negative', [A, B, shape, { device: -1 }], RangeError, /^device: /],
   ['device fractional', [A, B, shape, { device: 0.5 }], RangeError, /^device: /],
   ['device a string', [A, B, shape, { device: '0' }], TypeError, /^device: /],

@@ -92,12 +92,8 @@ Napi::Value Options(const Napi::CallbackInfo& info) {
     for (size_t i = 0; i < list.size(); ++i) array.Set(static_cast<uint32_t>(i), list[i]);
     return array;
   };
-  Napi::Object kernels = Napi::Object::New(env);
-  for (const KernelOption& option : kKernelOptions) {
-    Napi::Object entry = Napi::Object::New(env);
-    entry.Set("precisions", option.fp32 ? names(kPrecisionNames) : names(std::span(kPrecisionNames).subspan(1)));
-    kernels.Set(option.name, entry);
-  }
+  Napi::Array kernels = Napi::Array::New(env, kKernelCount);
+  for (size_t i = 0; i < kKernelCount; ++i) kernels.Set(static_cast<uint32_t>(i), kKernelOptions[i].name);
   Napi::Object result = Napi::Object::New(env);
   result.Set("backends", names(kBackendNames));
   result.Set("precisions", names(kPrecisionNames));

@@ -79,14 +79,10 @@ constexpr auto kKernelNames = [] {
   return names;
 }();
 
-// kernel, precision and the rule between them (core/options.h): a kernel without an fp32 mode (wgmma) must be
-// asked for with precision 'tf32'.
+// kernel and precision (core/options.h): every kernel takes both precisions.
 void parseKernelAndPrecision(const Napi::Object& options, Kernel& kernel, Precision& precision) {
   kernel = parseChoice(optionalString(options, "kernel"), "kernel", kKernelNames, Kernel::Auto);
   precision = parseChoice(optionalString(options, "precision"), "precision", kPrecisionNames, Precision::Fp32);
-  if (precision == Precision::Fp32 && !kernelOption(kernel).fp32)
-    fail(ErrorKind::Range, std::string("kernel: '") + kernelOption(kernel).name +
-                               "' computes in tf32 only; pass precision: 'tf32' (kernel 'mma' gives fp32 accuracy)");
 }
 
 

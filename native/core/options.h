@@ -1,4 +1,4 @@
-// The options a caller chooses from: backends, kernels and the precisions each kernel offers. lib/options.ts is
+// The options a caller chooses from: backends, kernels and precisions (every kernel takes both). lib/options.ts is
 // the same table for the TypeScript validation; test/options.test.ts checks the two against each other through
 // native.options() (binding/addon.cpp). How each kernel runs (launch, tiles, architectures) is its row in
 // cuda/kernels/registry.h, which static_asserts that it lists these kernels in this order.
@@ -20,12 +20,10 @@ enum class Kernel { Auto, Muld, BlockTile, Mma, Wgmma };
 struct KernelOption {
   Kernel kernel;
   const char* name;  // as JavaScript spells it
-  bool fp32;         // whether precision 'fp32' may be asked of it ('tf32' always may)
 };
 // By Kernel. Every kernel is a CUDA kernel: on the CPU backend only 'auto' is accepted.
 inline constexpr KernelOption kKernelOptions[] = {
-    {Kernel::Auto, "auto", true},   {Kernel::Muld, "muld", true}, {Kernel::BlockTile, "blocktile", true},
-    {Kernel::Mma, "mma", true},     {Kernel::Wgmma, "wgmma", false},
+    {Kernel::Auto, "auto"}, {Kernel::Muld, "muld"}, {Kernel::BlockTile, "blocktile"}, {Kernel::Mma, "mma"}, {Kernel::Wgmma, "wgmma"},
 };
 inline constexpr size_t kKernelCount = sizeof kKernelOptions / sizeof *kKernelOptions;
 

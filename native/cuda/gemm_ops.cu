@@ -46,7 +46,8 @@ void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, cons
 
 void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const DeviceResident& storedB,
                  const DeviceResident& c, const GemmShape& s, cudaStream_t stream, const StreamScratch& scratch,
-                 HeldResources& held, const uint32_t* aClasses, const uint32_t* bClasses) {
+                 HeldResources& held, const uint32_t* aClasses, const uint32_t* bClasses,
+                 const std::shared_ptr<KernelOperandB>& madeB) {
   if (s.m == 0 || s.n == 0) return;
   const int device = c.device;
   const auto a = operand(storedA, s.transA, stream, held);
@@ -58,11 +59,11 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
     held.push_back(temporary);
     product = temporary;
   }
-  auto operandB = std::make_shared<KernelOperandB>(plan, device, s.k, s.n, scratch);
+  auto operandB = madeB ? madeB : std::make_shared<KernelOperandB>(plan, device, s.k, s.n, scratch);
   auto launch = std::make_shared<ProductLaunch>(plan, device, std::min(plan.panelRows, s.m), s.n, s.k);
   held.push_back(operandB);
   held.push_back(launch);
-  const DeviceRows bk = operandB->from(b->data(), s.k, s.n, stream);
+  const DeviceRows bk = madeB ? madeB->made(b->data()) : operandB->from(b->data(), s.k, s.n, stream);
   for (int64_t row = 0; row < s.m; row += plan.panelRows) {
     const int64_t rows = std::min(plan.panelRows, s.m - row);
     launch->run(productOf(a->rowsFrom(row), bk, product->rowsFrom(row), rows, s.k, s.n, b->data(), aClasses,

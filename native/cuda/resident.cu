@@ -66,6 +66,31 @@ const uint32_t* classesOf(DeviceResident& matrix, cudaStream_t stream, HeldResou
   return word;
 }
 
+// Bᵀ of a Matrix read whole as B by a kernel that reads Bᵀ (wgmma), kept with the Matrix and made again (queued on
+// `stream`) only after a write: a weight read by many products is transposed once. Transposing per product cost
+// 40 tf32 4096³ products in flight 10% of their time (bench/NOTES.md). The copy (two in fp32: Bᵀ's remainders)
+// lives as long as the Matrix; where device memory has no room for it, null: the product makes Bᵀ in the
+// stream's scratch buffer as before.
+std::shared_ptr<KernelOperandB> transposedOf(DeviceResident& b, const KernelPlan& plan, cudaStream_t stream,
+                                             HeldResources& held) {
+  if (!b.transposed || b.transposed->rounding() != transposedBRounding(plan.precision)) {
+    b.transposedAt = ~uint64_t{0};
+    try {
+      b.transposed = std::make_shared<KernelOperandB>(plan, b.device, b.rows, b.cols);
+    } catch (const MatmulError&) {  // no room: the product uses the scratch buffer
+      b.transposed.reset();
+      cudaGetLastError();
+      return nullptr;
+    }
+  }
+  if (b.transposedAt != b.writes) {
+    b.transposed->from(b.data(), b.rows, b.cols, stream);
+    b.transposedAt = b.writes;
+  }
+  held.push_back(b.transposed);
+  return b.transposed;
+}
+
 // Rows [row, row + count) of a resident matrix, as one of its own that shares (and keeps) the memory.
 std::shared_ptr<DeviceResident> rowsOf(const std::shared_ptr<DeviceResident>& matrix, int64_t row, int64_t count) {
   return std::make_shared<DeviceResident>(*matrix, row, count);
@@ -99,9 +124,11 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
   const bool checks = plan.row->checksMagnitudes && batch.count > 0 && s.m > 0 && s.n > 0;
   const uint32_t* aClasses = checks ? classesOf(*a, ordered.stream, held) : nullptr;
   const uint32_t* bClasses = checks ? classesOf(*b, ordered.stream, held) : nullptr;
+  const bool wholeB = batch.count == 1 && !s.transB && b->rows == s.k && b->cols == s.n;
+  const auto madeB = plan.row->transposedB && wholeB && s.m > 0 && s.n > 0 ? transposedOf(*b, plan, ordered.stream, held) : nullptr;
   for (int64_t i = 0; i < batch.count; ++i)
     enqueueGemm(plan, *rowsOf(a, i * batch.strideA, s.rowsA()), *rowsOf(b, i * batch.strideB, s.rowsB()),
-                *rowsOf(c, i * batch.strideC, s.m), s, ordered.stream, scratch, held, aClasses, bClasses);
+                *rowsOf(c, i * batch.strideC, s.m), s, ordered.stream, scratch, held, aClasses, bClasses, madeB);
   ++c->writes;
   return std::make_unique<DeviceWork>(ordered.stream, std::move(held));
 }

@@ -14,6 +14,8 @@
 
 namespace cuda_matmul {
 
+class KernelOperandB;
+
 struct DeviceResident : MatrixStorage {
   DeviceResident(int device, int64_t rows, int64_t cols)
       : DeviceResident(std::make_shared<DeviceAllocation>(device, sizeof(float) * rows * paddedPitch(cols)), device, rows, cols) {}
@@ -37,6 +39,10 @@ struct DeviceResident : MatrixStorage {
   // many products are classified once.
   std::shared_ptr<DeviceAllocation> classes;
   uint64_t writes = 0, classifiedAt = ~uint64_t{0};
+  // Bᵀ as a kernel that reads it (wgmma) wants it, made from this Matrix as of `transposedAt` writes, kept so that
+  // a Matrix read whole as B by many products (a weight) is transposed once (resident.cu, transposedOf).
+  std::shared_ptr<KernelOperandB> transposed;
+  uint64_t transposedAt = ~uint64_t{0};
 };
 
 // The operands of one launch: rows×k of A times B (as the kernel reads it) into rows×n of C; exactB is B as
@@ -53,7 +59,7 @@ inline GemmOperands productOf(DeviceRows a, DeviceRows b, DeviceRows c, int64_t 
 }
 
 // B as a kernel reads it: B itself, or for kernels whose registry row says transposedB (wgmma) Bᵀ rounded to
-// TF32 in its own padded matrix. Constructed before the caller's stream, so that Bᵀ outlives the work queued on it.
+// TF32 (for fp32 followed by its remainders: registry.h, transposedBRounding) in its own padded matrix. Constructed before the caller's stream, so that Bᵀ outlives the work queued on it.
 class KernelOperandB {
  public:
   KernelOperandB(const KernelPlan& plan, int device, int64_t k, int64_t n)
@@ -61,23 +67,29 @@ class KernelOperandB {
   // Bᵀ in `scratch(bytes)`'s memory instead of its own: a buffer that work queued on one stream reuses, one
   // operation after another (resident.cu). Bᵀ's rows, then a word for B's magnitude classes.
   template <class Scratch>
-  KernelOperandB(const KernelPlan& plan, int device, int64_t k, int64_t n, Scratch&& scratch) {
-    if (plan.row->transposedB) transposed_.emplace(scratch(sizeof(float) * (n * paddedPitch(k) + 4)), device, n, k);
+  KernelOperandB(const KernelPlan& plan, int device, int64_t k, int64_t n, Scratch&& scratch)
+      : rounding_(transposedBRounding(plan.precision)) {
+    const int64_t rows = n * transposedBParts(plan.precision);
+    if (plan.row->transposedB) transposed_.emplace(scratch(sizeof(float) * (rows * paddedPitch(k) + 4)), device, rows, k);
   }
   // The operand to pass for B (k×n at b); a transpose, when needed, goes on `stream` first.
   DeviceRows from(DeviceRows b, int64_t k, int64_t n, cudaStream_t stream) {
     if (!transposed_) return b;
     checkCuda(cudaMemsetAsync(classes(), 0, sizeof(uint32_t), stream), "cudaMemsetAsync(classes of B)");
-    launchTranspose(b.data, b.pitch, transposed_->floats(), transposed_->pitch, k, n, Rounding::Tf32, stream, classes());
+    launchTranspose(b.data, b.pitch, transposed_->floats(), transposed_->pitch, k, n, rounding_, stream, classes());
     checkCuda(cudaGetLastError(), "transpose of B");
     return transposed_->data();
   }
+  // The operand from() last returned, for a Bᵀ made earlier on the same stream (its rounding: rounding()).
+  DeviceRows made(DeviceRows b) const { return transposed_ ? transposed_->data() : b; }
+  Rounding rounding() const { return rounding_; }
   // B's magnitude classes (kernel.h, GemmOperands::bClasses), found by from(); null when B is read as is.
   uint32_t* classes() const {
     return transposed_ ? reinterpret_cast<uint32_t*>(transposed_->floats() + transposed_->rows * transposed_->pitch) : nullptr;
   }
 
  private:
+  Rounding rounding_;
   std::optional<DeviceResident> transposed_;
 };
 

@@ -73,6 +73,6 @@ constexpr KernelVariant kMuldVariants[] = {{"muld", launchMuld, {BLOCK_SIZE, BLO
 
 }  // namespace
 
-KernelVariants muldVariants() { return kMuldVariants; }
+KernelVariants muldVariants(Precision) { return kMuldVariants; }
 
 }  // namespace cuda_matmul

@@ -111,6 +111,6 @@ constexpr KernelVariant kBlockTileVariants[] = {{"blocktile", launchBlockTile, {
 
 }  // namespace
 
-KernelVariants blockTileVariants() { return kBlockTileVariants; }
+KernelVariants blockTileVariants(Precision) { return kBlockTileVariants; }
 
 }  // namespace cuda_matmul

@@ -253,6 +253,6 @@ constexpr KernelVariant kMmaVariants[] = {variant<Mma128x128>("mma 128x128"), va
 
 }  // namespace
 
-KernelVariants mmaVariants() { return kMmaVariants; }
+KernelVariants mmaVariants(Precision) { return kMmaVariants; }
 
 }  // namespace cuda_matmul

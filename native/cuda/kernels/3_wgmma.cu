@@ -43,14 +43,27 @@
 namespace cuda_matmul {
 namespace {
 
-constexpr int kBlockRows = 128, kBlockCols = 256, kDepth = 32, kStages = 4;
+constexpr int kBlockRows = 128, kDepth = 32;
 constexpr int kConsumers = 2;                     // warpgroups that multiply, 64 rows of the block each
 constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0 produces
-constexpr int kTileBytesA = kBlockRows * kDepth * 4, kTileBytesB = kBlockCols * kDepth * 4;
-constexpr int kStageBytes = kTileBytesA + kTileBytesB;
-// Stages, then 2 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
-constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+constexpr int kTileBytesA = kBlockRows * kDepth * 4;
+constexpr int kStageBudget = 200 * 1024;  // of the 227 KB of shared memory a block may have
 static_assert(kDepth * 4 == 128, "one 128-byte swizzle row holds a tile row's k slice");
+
+// One compiled configuration: 128 × COLS blocks of C. SPLIT: precision fp32 by 3xTF32, each operand x split into
+// big = tf32(x) and small = tf32(x − big), and A·B taken as A_small·B_big + A_big·B_small + A_big·B_big (what is
+// left out, A_small·B_small, is 2^-22 of a product): each stage then also holds Bᵀ's remainders.
+template <int COLS, bool SPLIT>
+struct Tile {
+  static constexpr int kCols = COLS;
+  static constexpr bool kSplit = SPLIT;
+  static constexpr int kTileBytesB = COLS * kDepth * 4;
+  static constexpr int kStageBytes = kTileBytesA + (SPLIT ? 2 : 1) * kTileBytesB;
+  static constexpr int kStages = kStageBudget / kStageBytes < 8 ? kStageBudget / kStageBytes : 8;
+  // Stages, then 2 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
+  static constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+  static constexpr int kAccumulators = COLS / 2;  // per consumer thread: 64 rows × COLS over 128 threads
+};
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -101,14 +114,15 @@ __device__ __forceinline__ void barrierArrive(uint64_t* barrier) {
 
 // Which tile of C (first row, first column) this block computes: groups of kGroupRows tile rows sweep the
 // columns one column of tiles at a time.
+template <int COLS>
 __device__ __forceinline__ int2 blockTile(int64_t M, int64_t N) {
-  const int columns = static_cast<int>((N + kBlockCols - 1) / kBlockCols);
+  const int columns = static_cast<int>((N + COLS - 1) / COLS);
   const int rows = static_cast<int>((M + kBlockRows - 1) / kBlockRows);
   const int block = static_cast<int>(blockIdx.x), perGroup = kGroupRows * columns;
   const int firstRow = block / perGroup * kGroupRows;
   const int rowsInGroup = min(rows - firstRow, kGroupRows);
   const int inGroup = block % perGroup;
-  return {(firstRow + inGroup % rowsInGroup) * kBlockRows, inGroup / rowsInGroup * kBlockCols};
+  return {(firstRow + inGroup % rowsInGroup) * kBlockRows, inGroup / rowsInGroup * COLS};
 }
 
 // --- wgmma ---------------------------------------------------------------------------------------------------
@@ -121,12 +135,43 @@ __device__ __forceinline__ uint64_t sharedDescriptor(const void* tile) {
 }
 
 #define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define D128 D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56), D8(64), D8(72), D8(80), D8(88), D8(96), D8(104), D8(112), D8(120)
+#define D32 D8(0), D8(8), D8(16), D8(24)
+#define D64 D32, D8(32), D8(40), D8(48), D8(56)
+#define D128 D64, D8(64), D8(72), D8(80), D8(88), D8(96), D8(104), D8(112), D8(120)
 
+// d (64×N per warpgroup, fp32, N/2 per thread) = A (64×8, tf32, this thread's fragment in registers:
+// loadFragmentA) · B (8×N, tf32, from shared memory), + d if `accumulate`; for the block widths the variants use.
+template <int N>
+__device__ __forceinline__ void wgmma64xNx8(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b, bool accumulate);
 
-// d (64×256 per warpgroup, fp32) += A (64×8, tf32, this thread's fragment in registers: loadFragmentA)
-// · B (8×256, tf32, from shared memory).
-__device__ __forceinline__ void wgmma64x256x8(float (&d)[128], const uint32_t (&a)[4], uint64_t b) {
+template <>
+__device__ __forceinline__ void wgmma64xNx8<64>(float (&d)[32], const uint32_t (&a)[4], uint64_t b, bool accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred accumulate;\n"
+      "setp.ne.b32 accumulate, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, accumulate, 1, 1;\n"
+      "}\n"
+      : D32
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
+}
+
+template <>
+__device__ __forceinline__ void wgmma64xNx8<128>(float (&d)[64], const uint32_t (&a)[4], uint64_t b, bool accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred accumulate;\n"
+      "setp.ne.b32 accumulate, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, accumulate, 1, 1;\n"
+      "}\n"
+      : D64
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
+}
+
+template <>
+__device__ __forceinline__ void wgmma64xNx8<256>(float (&d)[128], const uint32_t (&a)[4], uint64_t b, bool accumulate) {
   asm volatile(
       "{\n"
       ".reg .pred accumulate;\n"
@@ -135,9 +180,11 @@ __device__ __forceinline__ void wgmma64x256x8(float (&d)[128], const uint32_t (&
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, accumulate, 1, 1;\n"
       "}\n"
       : D128
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
 }
 #undef D128
+#undef D64
+#undef D32
 #undef D8
 
 __device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -160,25 +207,26 @@ __device__ __forceinline__ void pinRegisters(T (&x)[N]) {
   }
 }
 
-// This thread's A fragment for k-step kk (8 deep) of its warpgroup's 64 rows of a stage, rounded to TF32.
+// This thread's A fragment for k-step kk (8 deep) of its warpgroup's 64 rows of a stage.
 // Fragment (as mma.m16n8k8): warp w, lane 4g + t holds rows 16w + g and 16w + g + 8, columns t and t + 4.
 // In the 128-byte swizzle, 16-byte chunk c of row r sits at chunk c ^ (r % 8); both rows have r % 8 = g,
 // so a warp's 32 reads hit 32 different banks.
-__device__ __forceinline__ void loadFragmentA(uint32_t (&a)[4], const uint8_t* rows, int kk) {
+__device__ __forceinline__ void loadFragmentA(float (&a)[4], const uint8_t* rows, int kk) {
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const uint8_t* first = rows + (warp * 16 + g) * 128;
   const uint8_t* second = first + 8 * 128;
   const int low = (((2 * kk) ^ g) * 16) + t * 4, high = (((2 * kk + 1) ^ g) * 16) + t * 4;
-  a[0] = tf32Bits(*reinterpret_cast<const float*>(first + low));
-  a[1] = tf32Bits(*reinterpret_cast<const float*>(second + low));
-  a[2] = tf32Bits(*reinterpret_cast<const float*>(first + high));
-  a[3] = tf32Bits(*reinterpret_cast<const float*>(second + high));
+  a[0] = *reinterpret_cast<const float*>(first + low);
+  a[1] = *reinterpret_cast<const float*>(second + low);
+  a[2] = *reinterpret_cast<const float*>(first + high);
+  a[3] = *reinterpret_cast<const float*>(second + high);
 }
 
 // Each thread's accumulators, per the wgmma D fragment layout: warp w of the warpgroup holds rows
 // 16w + g and 16w + g + 8 (lane = 4g + t); d[4j..4j+1] are columns 8j + 2t, +1 of the first, d[4j+2..] of the second.
 // Returns 0, or NaN if one of them is not finite (nonFiniteProbe).
-__device__ __forceinline__ float storeAccumulators(const float (&d)[128], float* C, int64_t M, int64_t N, int64_t ldc,
+template <int COLS>
+__device__ __forceinline__ float storeAccumulators(const float (&d)[COLS / 2], float* C, int64_t M, int64_t N, int64_t ldc,
                                                    int64_t rowBase, int64_t colBase, bool pairs) {
   float probe = 0.0f;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
@@ -189,7 +237,7 @@ __device__ __forceinline__ float storeAccumulators(const float (&d)[128], float*
     if (row >= M) continue;
     float* const cRow = C + row * ldc;
 #pragma unroll
-    for (int j = 0; j < 32; ++j) {
+    for (int j = 0; j < COLS / 8; ++j) {
       probe = storePair(cRow, colBase + j * 8 + 2 * t, N, d[4 * j + 2 * half], d[4 * j + 2 * half + 1], pairs, probe);
     }
   }
@@ -198,11 +246,14 @@ __device__ __forceinline__ float storeAccumulators(const float (&d)[128], float*
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-// C (M×N) = A (M×K) · B, with A and Bᵀ (N×K) read through tensor maps. pairs: C's rows allow float2 stores.
+// C (M×N) = A (M×K) · B, with A and Bᵀ (N×K) read through tensor maps (for SPLIT also Bᵀ's remainders,
+// mapBtSmall). pairs: C's rows allow float2 stores.
 // A (lda) and B as the caller holds it (k×n, ldb): for the exact recomputation of non-finite results.
 // Split K: block row y of the grid multiplies slice y, sliceDepth deep (a multiple of kDepth), into C + y·sliceStride.
+template <class T>
 __global__ void __launch_bounds__(kThreads, 1)
-    wgmmaGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapBt, float* __restrict__ C,
+    wgmmaGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapBt,
+              const __grid_constant__ CUtensorMap mapBtSmall, float* __restrict__ C,
               int64_t M, int64_t K, int64_t N, int64_t ldc, bool pairs, const float* A, int64_t lda, const float* B,
               int64_t ldb, int64_t sliceDepth, int64_t sliceStride, const uint32_t* aClasses,
               const uint32_t* bClasses) {
@@ -211,10 +262,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   takeKSlice(blockIdx.y, sliceDepth, sliceStride, false, ldb, A, B, C, K);
   extern __shared__ uint8_t sharedBytes[];
   uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
-  uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes);
+  constexpr int kStages = T::kStages;
+  uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * T::kStageBytes);
   uint64_t* const empty = full + kStages;
-  auto tileA = [&](int stage) { return stages + stage * kStageBytes; };
-  auto tileB = [&](int stage) { return stages + stage * kStageBytes + kTileBytesA; };
+  auto tileA = [&](int stage) { return stages + stage * T::kStageBytes; };
+  auto tileB = [&](int stage) { return stages + stage * T::kStageBytes + kTileBytesA; };
+  auto tileBSmall = [&](int stage) { return tileB(stage) + T::kTileBytesB; };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -226,7 +279,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
 
   const int kTiles = static_cast<int>((K + kDepth - 1) / kDepth);
-  const int2 tile = blockTile(M, N);
+  const int2 tile = blockTile<T::kCols>(M, N);
   const int blockRow = tile.x, blockCol = tile.y;
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
@@ -235,9 +288,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int kt = 0; kt < kTiles; ++kt) {
         const int stage = kt % kStages;
         if (kt >= kStages) barrierWait(&empty[stage], ((kt / kStages) & 1) ^ 1);  // its last use has finished
-        barrierExpectBytes(&full[stage], kStageBytes);
+        barrierExpectBytes(&full[stage], T::kStageBytes);
         tmaLoad(tileA(stage), &mapA, kBegin + kt * kDepth, blockRow, &full[stage]);
         tmaLoad(tileB(stage), &mapBt, kBegin + kt * kDepth, blockCol, &full[stage]);
+        if constexpr (T::kSplit) tmaLoad(tileBSmall(stage), &mapBtSmall, kBegin + kt * kDepth, blockCol, &full[stage]);
       }
     }
     return;
@@ -245,31 +299,61 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   const int consumer = warpgroup - 1;
-  float d[128];
+  float d[T::kAccumulators];
 #pragma unroll
-  for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-  // A fragments for two stages: one read by the wgmma still in flight, one being loaded.
-  uint32_t fragments[2][kDepth / 8][4];
+  for (int i = 0; i < T::kAccumulators; ++i) d[i] = 0.0f;
+  // The tensor cores add into their fp32 accumulators rounding toward zero, a bias that grows with K: summing
+  // 3xTF32's products straight into d gave 2.9e-5 at 4096³ against cuBLAS SGEMM's 1.1e-6 (bench/NOTES.md). So
+  // in fp32 each stage's products start from zero in `part`, which is added to d with round-to-nearest FADDs.
+  float part[T::kSplit ? T::kAccumulators : 1] = {};
+  // A fragments rounded to TF32 (and for SPLIT their remainders). tf32 keeps two stages' (one read by the wgmma
+  // still in flight, one being loaded); SPLIT waits for each stage's products to add them, so one stage's.
+  constexpr int kBuffers = T::kSplit ? 1 : 2;
+  uint32_t big[kBuffers][kDepth / 8][4], small[kDepth / 8][4];  // small: SPLIT only
   auto consume = [&](int kt, auto buffer) {
-    constexpr int kBuffer = decltype(buffer)::value;
+    constexpr int kBuffer = decltype(buffer)::value % kBuffers;
     const int stage = kt % kStages;
     barrierWait(&full[stage], (kt / kStages) & 1);
-    const uint8_t* b = tileB(stage);
 #pragma unroll
-    for (int kk = 0; kk < kDepth / 8; ++kk)  // this warpgroup's 64 rows of A, 128 bytes each
-      loadFragmentA(fragments[kBuffer][kk], tileA(stage) + consumer * 64 * 128, kk);
+    for (int kk = 0; kk < kDepth / 8; ++kk) {  // this warpgroup's 64 rows of A, 128 bytes each
+      float a[4];
+      loadFragmentA(a, tileA(stage) + consumer * 64 * 128, kk);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        big[kBuffer][kk][i] = tf32Bits(a[i]);
+        if constexpr (T::kSplit) small[kk][i] = tf32Bits(a[i] - __uint_as_float(big[kBuffer][kk][i]));
+      }
+    }
     wgmmaFence();
 #pragma unroll
-    for (int kk = 0; kk < kDepth / 8; ++kk)  // 8 tf32 = 32 bytes along k, inside the swizzled rows of Bᵀ
-      wgmma64x256x8(d, fragments[kBuffer][kk], sharedDescriptor(b + kk * 32));
+    for (int kk = 0; kk < kDepth / 8; ++kk) {  // 8 tf32 = 32 bytes along k, inside the swizzled rows of Bᵀ
+      const uint64_t bBig = sharedDescriptor(tileB(stage) + kk * 32);
+      if constexpr (T::kSplit) {  // the small terms first, so that they are not lost below the big one
+        wgmma64xNx8<T::kCols>(part, small[kk], bBig, kk > 0);
+        wgmma64xNx8<T::kCols>(part, big[0][kk], sharedDescriptor(tileBSmall(stage) + kk * 32), true);
+        wgmma64xNx8<T::kCols>(part, big[0][kk], bBig, true);
+      } else {
+        wgmma64xNx8<T::kCols>(d, big[kBuffer][kk], bBig, true);
+      }
+    }
     wgmmaCommit();
-    // Keep this stage's products in flight; the previous stage's are done once one group is pending, and its
-    // shared memory and fragments can be reused.
-    wgmmaWait<1>();
-    pinRegisters(d);
+    if constexpr (T::kSplit) {
+      wgmmaWait<0>();
+      pinRegisters(part);
 #pragma unroll
-    for (int kk = 0; kk < kDepth / 8; ++kk) pinRegisters(fragments[0][kk]), pinRegisters(fragments[1][kk]);
-    if (kt > 0 && threadIdx.x % 128 == 0) barrierArrive(&empty[(kt - 1) % kStages]);
+      for (int kk = 0; kk < kDepth / 8; ++kk) pinRegisters(big[0][kk]), pinRegisters(small[kk]);
+#pragma unroll
+      for (int i = 0; i < T::kAccumulators; ++i) d[i] += part[i];
+      if (threadIdx.x % 128 == 0) barrierArrive(&empty[stage]);
+    } else {
+      // Keep this stage's products in flight; the previous stage's are done once one group is pending, and its
+      // shared memory and fragments can be reused.
+      wgmmaWait<1>();
+      pinRegisters(d);
+#pragma unroll
+      for (int kk = 0; kk < kDepth / 8; ++kk) pinRegisters(big[0][kk]), pinRegisters(big[1][kk]);
+      if (kt > 0 && threadIdx.x % 128 == 0) barrierArrive(&empty[(kt - 1) % kStages]);
+    }
   };
   int kt = 0;
   for (; kt + 1 < kTiles; kt += 2) {  // two at a time, so each stage's fragment buffer is known at compile time
@@ -281,10 +365,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   pinRegisters(d);
   const int64_t rowBase = blockRow + consumer * 64;
   const bool every = splitLosesProducts(aClasses, bClasses);
-  if (!finite(storeAccumulators(d, C, M, N, ldc, rowBase, blockCol, pairs)) || every) {
+  if (!finite(storeAccumulators<T::kCols>(d, C, M, N, ldc, rowBase, blockCol, pairs)) || every) {
     const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + warp * 16 + lane / 4, 2, blockCol + 2 * (lane % 4), 32,
-                       every);
+    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + warp * 16 + lane / 4, 2, blockCol + 2 * (lane % 4),
+                       T::kCols / 8, every);
   }
 #endif
 }
@@ -321,17 +405,21 @@ CUtensorMap tileMap(const float* matrix, int64_t rows, int64_t cols, int64_t ld,
 // TMA coordinates are 32-bit: K goes to the kernel in chunks of at most this many, each with tensor maps of its own.
 constexpr int64_t kMaxChunkDepth = int64_t{1} << 30;
 
-// o.b is Bᵀ (n×k, row pitch o.ldb ≥ k) rounded to TF32: see transposedB in kernels/kernel.h.
-void launchWgmma(const GemmOperands& o, Precision, cudaStream_t stream) {
+// o.b is Bᵀ (n×k, row pitch o.ldb ≥ k) rounded to TF32, for fp32 followed by its remainders: see transposedB in
+// kernels/kernel.h.
+template <class T>
+void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream) {
+  if ((precision == Precision::Fp32) != T::kSplit)
+    throw MatmulError(ErrorKind::Failure, "internal error: a wgmma variant launched for the other precision");
   if (o.m == 0 || o.n == 0) return;
   if (!rowsAligned16(o.a, o.lda) || !rowsAligned16(o.b, o.ldb))
     throw MatmulError(ErrorKind::Failure, "internal error: wgmma needs A and Bᵀ rows 16-byte aligned");
-  if (o.n > INT32_MAX - kBlockCols || (o.slices == 1 && o.k > kMaxChunkDepth) || (o.slices > 1 && o.sliceDepth % kDepth != 0))
+  if (o.n > INT32_MAX - T::kCols || (o.slices == 1 && o.k > kMaxChunkDepth) || (o.slices > 1 && o.sliceDepth % kDepth != 0))
     throw MatmulError(ErrorKind::Range, "wgmma: this shape needs the plan's split of K (internal error)");
   static SharedMemoryOptIn optIn;
-  optIn.ensure(wgmmaGemm, kSharedBytes, "cudaFuncSetAttribute(wgmma shared memory)");
+  optIn.ensure(wgmmaGemm<T>, T::kSharedBytes, "cudaFuncSetAttribute(wgmma shared memory)");
   // A one-dimensional grid in x, which blockTile maps onto C; the K slices of one chunk in y.
-  const int64_t blocks = ((o.m + kBlockRows - 1) / kBlockRows) * ((o.n + kBlockCols - 1) / kBlockCols);
+  const int64_t blocks = ((o.m + kBlockRows - 1) / kBlockRows) * ((o.n + T::kCols - 1) / T::kCols);
   if (blocks > INT32_MAX) throw MatmulError(ErrorKind::Range, "wgmma: the product has more blocks than one grid holds");
   const bool pairs = reinterpret_cast<uintptr_t>(o.c) % 8 == 0 && o.ldc % 2 == 0;
   const int64_t slicesPerChunk = o.slices == 1 ? 1 : std::max<int64_t>(1, kMaxChunkDepth / o.sliceDepth);
@@ -340,19 +428,29 @@ void launchWgmma(const GemmOperands& o, Precision, cudaStream_t stream) {
     const int64_t begin = first * o.sliceDepth, depth = o.slices == 1 ? o.k : std::min(slices * o.sliceDepth, o.k - begin);
     // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
     const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, kBlockRows);
-    const CUtensorMap mapBt = tileMap(o.b + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, kBlockCols);
+    const CUtensorMap mapBt = tileMap(o.b + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, T::kCols);
+    const CUtensorMap mapBtSmall =
+        T::kSplit ? tileMap(o.b + o.n * o.ldb + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, T::kCols) : mapBt;
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(slices));
-    wgmmaGemm<<<grid, kThreads, kSharedBytes, stream>>>(mapA, mapBt, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc,
-                                                        pairs, o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb,
-                                                        o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, o.aClasses,
-                                                        o.bClasses);
+    wgmmaGemm<T><<<grid, kThreads, T::kSharedBytes, stream>>>(
+        mapA, mapBt, mapBtSmall, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc, pairs, o.a + begin, o.lda,
+        o.exactB + begin * o.exactLdb, o.exactLdb, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, o.aClasses,
+        o.bClasses);
   }
 }
 
-constexpr KernelVariant kWgmmaVariants[] = {{"wgmma 128x256", launchWgmma, {kBlockRows, kBlockCols}}};
+template <int COLS, bool SPLIT>
+constexpr KernelVariant variant(const char* name) {
+  return {name, launchWgmma<Tile<COLS, SPLIT>>, {kBlockRows, COLS}};
+}
+constexpr KernelVariant kTf32Variants[] = {variant<256, false>("wgmma 128x256")};
+constexpr KernelVariant kFp32Variants[] = {variant<128, true>("wgmma 3xTF32 128x128"),
+                                           variant<64, true>("wgmma 3xTF32 128x64")};
 
 }  // namespace
 
-KernelVariants wgmmaVariants() { return kWgmmaVariants; }
+KernelVariants wgmmaVariants(Precision precision) {
+  return precision == Precision::Fp32 ? KernelVariants(kFp32Variants) : KernelVariants(kTf32Variants);
+}
 
 }  // namespace cuda_matmul

@@ -15,18 +15,21 @@ struct DeviceCaps {
   int major = 0, minor = 0, multiprocessors = 1;
 };
 
-// Whether the wgmma kernel (tf32 on an H100/H200) beats mma's tf32 mode for an m×k×n product (bench/NOTES.md,
-// step 3): from 1024×1024 outputs, with k deep enough to pay for transposing B. Below, and for skinny
-// products, mma's smaller tiles win (64×768×100000: 0.35× cuBLAS TF32 with wgmma, 0.96× with mma).
-inline bool wgmmaPaysFor(int64_t m, int64_t k, int64_t n) { return m >= 1024 && n >= 1024 && k >= 256; }
+// Whether the wgmma kernel (on an H100/H200) beats mma for an m×k×n product (bench/NOTES.md, step 3): in tf32 from
+// 1024×1024 outputs, with k deep enough to pay for transposing B; below, and for skinny products, mma's smaller
+// tiles win (64×768×100000: 0.35× cuBLAS TF32 with wgmma, 0.96× with mma). In fp32 (3xTF32, three products
+// per step, so the transpose weighs a third as much) from 256 rows and 64 columns.
+inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
+  if (precision == Precision::Tf32) return m >= 1024 && n >= 1024 && k >= 256;
+  return m >= 256 && n >= 64 && k >= 128;
+}
 
-// 'auto' takes the fastest kernel measured (bench/NOTES.md): wgmma for large tf32 products where it runs,
-// otherwise the tensor-core kernel where the device has tensor cores it can use (3xTF32 beats FFMA at every
-// shape measured, at better than fp32 accuracy), else blocktile. Muld is never the fastest; it stays
-// selectable as the readable baseline.
+// 'auto' takes the fastest kernel measured (bench/NOTES.md): wgmma for large products where it runs, otherwise
+// the tensor-core kernel where the device has tensor cores it can use (3xTF32 beats FFMA at every shape
+// measured, at better than fp32 accuracy), else blocktile. Muld is never the fastest; it stays selectable as
+// the readable baseline.
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
-  if (precision == Precision::Tf32 && runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) &&
-      wgmmaPaysFor(m, k, n))
+  if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(precision, m, k, n))
     return Kernel::Wgmma;
   return runsOn(kernelRow(Kernel::Mma), device.major, device.minor) ? Kernel::Mma : Kernel::BlockTile;
 }
@@ -39,21 +42,27 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
 //     0.58× with 128×128; 100000×768×64: 1.03× with 128×64);
 //   - a grid of under 1.5 blocks per multiprocessor leaves SMs idle, so the tile shrinks until it is not
 //     (1024³: 64 blocks of 128×128 reach 0.62×, 256 blocks of 64×64 1.12×).
+// A kernel without some of these shapes keeps the tiles it has: wgmma's fp32 mode has 128×128 and 128×64 (shrinking
+// only its columns), its tf32 mode one tile.
 inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, int64_t n,
                                           int multiprocessors) {
-  int64_t rows = m <= 64 ? 64 : 128, cols = n <= 64 ? 64 : 128;
+  auto find = [&](int64_t rows, int64_t cols) -> const KernelVariant* {
+    for (const KernelVariant& variant : variants)
+      if (variant.tile.rows == rows && variant.tile.cols == cols) return &variant;
+    return nullptr;
+  };
+  int64_t rows = m <= 64 && find(64, n <= 64 ? 64 : 128) ? 64 : 128, cols = n <= 64 ? 64 : 128;
   auto blocks = [&] { return ((m + rows - 1) / rows) * ((n + cols - 1) / cols); };
   while (2 * blocks() < 3 * static_cast<int64_t>(multiprocessors)) {
-    if (cols == 128)
+    if (cols == 128 && find(rows, 64))
       cols = 64;
-    else if (rows == 128)
+    else if (rows == 128 && find(64, cols))
       rows = 64;
     else
       break;
   }
-  for (const KernelVariant& variant : variants)
-    if (variant.tile.rows == rows && variant.tile.cols == cols) return variant;
-  return variants.front();  // a kernel built for one tile
+  const KernelVariant* chosen = find(rows, cols);
+  return chosen ? *chosen : variants.front();  // a kernel built for one tile
 }
 
 // Long K (bench/NOTES.md, "Long K"). Each kernel sums its products in fp32 registers, so its rounding error
@@ -115,7 +124,7 @@ inline KernelPlan planKernel(Kernel requested, Precision precision, int64_t m, i
   KernelPlan plan;
   plan.precision = precision;
   plan.row = &kernelRow(requested != Kernel::Auto ? requested : autoKernel(precision, m, k, n, device));
-  plan.variant = &chooseVariant(plan.row->variants(), m, n, device.multiprocessors);
+  plan.variant = &chooseVariant(plan.row->variants(precision), m, n, device.multiprocessors);
   plan.panelRows = choosePanelRows(m, n, plan.variant->tile, device.multiprocessors);
   return plan;
 }

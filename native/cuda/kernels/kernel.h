@@ -1,8 +1,9 @@
 // The launch signature every product kernel shares: C (m×n) = A (m×k) · B (k×n) on device pointers, row-major
 // with leading dimensions (row pitches, in floats) lda ≥ k, ldb ≥ n, ldc ≥ n, launched on `stream`. Kernels
 // without a faster, less exact mode compute 'tf32' requests in full fp32 (more accurate than asked). A kernel
-// whose registry row says transposedB multiplies in TF32 and reads B as Bᵀ (n×k, ldb ≥ k) rounded to TF32: its
-// callers make that once (launchTranspose) before the launches.
+// whose registry row says transposedB multiplies in TF32 and reads B as Bᵀ (n×k, ldb ≥ k) rounded to TF32, and
+// in fp32 (3xTF32) also each element's remainder B − tf32(B), rounded to TF32, as n more rows after it: its
+// callers make that once (launchTranspose with transposedBRounding, registry.h) before the launches.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -93,9 +94,10 @@ inline int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
 void launchClassify(const float* x, int64_t pitch, int64_t rows, int64_t cols, uint32_t* classes, cudaStream_t stream);
 
 // dst (cols×rows, pitch dstPitch) = srcᵀ (src rows×cols, pitch srcPitch), on `stream` (transpose.cu);
-// Rounding::Tf32 also rounds each element to TF32, for a kernel that multiplies in TF32. classes, when given:
-// the magnitude classes of src's elements are ORed into it (helpers.cuh, magnitudeClass).
-enum class Rounding { None, Tf32 };
+// Rounding::Tf32 also rounds each element to TF32, for a kernel that multiplies in TF32; Rounding::Tf32Split
+// then writes each element's remainder, rounded to TF32, as cols more rows of dst (3xTF32). classes, when
+// given: the magnitude classes of src's elements are ORed into it (helpers.cuh, magnitudeClass).
+enum class Rounding { None, Tf32, Tf32Split };
 void launchTranspose(const float* src, int64_t srcPitch, float* dst, int64_t dstPitch, int64_t rows, int64_t cols,
                      Rounding rounding, cudaStream_t stream, uint32_t* classes = nullptr);
 

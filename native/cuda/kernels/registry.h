@@ -12,10 +12,10 @@ namespace cuda_matmul {
 
 struct KernelRow {
   Kernel kernel;
-  KernelVariants (*variants)();  // tile shapes; the plan picks one per product (choose.h)
+  KernelVariants (*variants)(Precision);  // tile shapes per precision; the plan picks one per product (choose.h)
   int minimumMajor;                         // compute capability it needs (8: Ampere's mma.sync TF32, cp.async)
   bool needsSm90a;                          // Hopper's wgmma: compute capability 9.0 exactly, built for sm_90a
-  bool transposedB;                         // reads B as Bᵀ rounded to TF32 (kernel.h)
+  bool transposedB;                         // reads B as Bᵀ rounded to TF32 (kernel.h, transposedBRounding)
   bool checksMagnitudes;                    // splits operands into TF32 parts: A's and B's magnitudes are
                                             // classified first (helpers.cuh, splitLosesProducts)
   // Long K is split into slices of at most this depth, summed in float64 (choose.h, chooseKSplit).
@@ -23,14 +23,14 @@ struct KernelRow {
 };
 
 // Each kernel file's variants.
-KernelVariants muldVariants();       // 0_muld.cu: step 0, the seeds' 16×16 shared-memory tiles
-KernelVariants blockTileVariants();  // 1_blocktile.cu: step 1, 128×128 blocks, 8×8 per thread
-KernelVariants mmaVariants();        // 2_mma.cu: step 2, tensor cores (3xTF32)
-KernelVariants wgmmaVariants();      // 3_wgmma.cu: step 3, Hopper wgmma + TMA, tf32 only
+KernelVariants muldVariants(Precision);       // 0_muld.cu: step 0, the seeds' 16×16 shared-memory tiles
+KernelVariants blockTileVariants(Precision);  // 1_blocktile.cu: step 1, 128×128 blocks, 8×8 per thread
+KernelVariants mmaVariants(Precision);        // 2_mma.cu: step 2, tensor cores (3xTF32)
+KernelVariants wgmmaVariants(Precision);      // 3_wgmma.cu: step 3, Hopper wgmma + TMA (and 3xTF32 for fp32)
 
 // Slice depths (bench/NOTES.md, "Long K"): the FFMA kernels add one product at a time (1024); mma in fp32 adds
 // 8-deep sums rounded to nearest (8192); TF32 accumulates in the tensor cores (4096, where its error is cuBLAS
-// TF32's). wgmma has no fp32 mode (core/options.h), so its fp32 depth is never used.
+// TF32's); wgmma's fp32 (3xTF32) sums in the tensor cores too (4096).
 inline constexpr KernelRow kKernelRegistry[] = {
     // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  depth fp32, tf32
     {Kernel::Auto, nullptr, 0, false, false, false, 0, 0},  // the plan always names a kernel
@@ -61,6 +61,13 @@ inline bool runsOn(const KernelRow& row, int major, int minor) {
   if (row.needsSm90a) return kSm90aBuilt && major == 9 && minor == 0;
   return major >= row.minimumMajor;
 }
+
+// How a kernel that reads Bᵀ (transposedB) wants it made: rounded to TF32, and for fp32 (3xTF32) followed by the
+// remainders (kernel.h). The number of n×k matrices that takes: transposedBParts.
+inline Rounding transposedBRounding(Precision precision) {
+  return precision == Precision::Fp32 ? Rounding::Tf32Split : Rounding::Tf32;
+}
+inline int64_t transposedBParts(Precision precision) { return precision == Precision::Fp32 ? 2 : 1; }
 
 inline int64_t sliceDepth(const KernelRow& row, Precision precision) {
   return precision == Precision::Fp32 ? row.sliceDepthFp32 : row.sliceDepthTf32;

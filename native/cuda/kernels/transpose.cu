@@ -13,9 +13,10 @@ namespace {
 
 constexpr int kTile = 32, kRowsPerPass = 8;
 
-// TF32: round each element to TF32 on the way (cvt.rna), for a kernel that multiplies in TF32. classes, when
-// given: the magnitudeClass bits (helpers.cuh) of every element are ORed into it.
-template <bool TF32>
+// Rounding::Tf32: each element rounded to TF32 on the way (cvt.rna), for a kernel that multiplies in TF32;
+// Rounding::Tf32Split also writes each element's remainder x − tf32(x), rounded to TF32, `cols` rows further
+// on (3xTF32). classes, when given: the magnitudeClass bits (helpers.cuh) of every element are ORed into it.
+template <Rounding ROUNDING>
 __global__ void transposeTiles(const float* __restrict__ src, int64_t srcPitch, float* __restrict__ dst, int64_t dstPitch,
                                int64_t rows, int64_t cols, uint32_t* classes) {
   __shared__ float tile[kTile][kTile + 1];
@@ -36,7 +37,14 @@ __global__ void transposeTiles(const float* __restrict__ src, int64_t srcPitch, 
   for (int r = threadIdx.y; r < kTile; r += kRowsPerPass)
     if (outRowBase + r < cols && outCol < rows) {
       const float x = tile[threadIdx.x][r];
-      dst[(outRowBase + r) * dstPitch + outCol] = TF32 ? __uint_as_float(tf32Bits(x)) : x;
+      float* const out = dst + (outRowBase + r) * dstPitch + outCol;
+      if constexpr (ROUNDING == Rounding::None) {
+        *out = x;
+      } else {
+        const float big = __uint_as_float(tf32Bits(x));
+        *out = big;
+        if constexpr (ROUNDING == Rounding::Tf32Split) out[cols * dstPitch] = __uint_as_float(tf32Bits(x - big));
+      }
     }
 }
 
@@ -46,7 +54,9 @@ unsigned tilesFor(int64_t count) { return static_cast<unsigned>((count + kTile -
 
 void launchTranspose(const float* src, int64_t srcPitch, float* dst, int64_t dstPitch, int64_t rows, int64_t cols,
                      Rounding rounding, cudaStream_t stream, uint32_t* classes) {
-  const auto kernel = rounding == Rounding::Tf32 ? transposeTiles<true> : transposeTiles<false>;
+  const auto kernel = rounding == Rounding::None   ? transposeTiles<Rounding::None>
+                      : rounding == Rounding::Tf32 ? transposeTiles<Rounding::Tf32>
+                                                   : transposeTiles<Rounding::Tf32Split>;
   if (rows == 0 || cols == 0) return;
   // Grids hold at most 65535 blocks in y: taller matrices go in slices of that many tiles of rows, each slice
   // landing in the matching columns of the result.
