@@ -1,7 +1,7 @@
 // GPU kernel benchmark: our kernels against cuBLAS (fp32 SGEMM and TF32) on device-resident data, timed with
 // CUDA events. It includes the product's kernel sources and tile rule directly, so it times exactly what
 // ships; "auto" is the kernel and tile that kernel: 'auto' picks for the shape. --tune adds every mma tile
-// and configurations not built into the product.
+// and configurations not built into the product; --back-to-back also times each kernel 40 times queued at once.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I native bench/kernels.cu -lcublas -o kernels && ./kernels [sizes...]
 // On an H100/H200, -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA adds the wgmma kernel (step 3),
 // timed with the transpose of B it needs ("wgmma") and without ("wgmma, Bᵀ given").
@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -110,6 +111,24 @@ Result measure(Problem& p, const Runner& run) {
   return {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, error};
 }
 
+// `count` runs queued back to back on one stream, input sets rotated, timed as a whole: what products in flight
+// get from the kernel (no host wait between them), per run (--back-to-back).
+double backToBackMs(Problem& p, const Runner& run, int count = 40) {
+  for (int i = 0; i < kWarmup; ++i) run(p.operands(i % p.sets));
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  cudaEventRecord(start);
+  for (int i = 0; i < count; ++i) run(p.operands(i % p.sets));
+  cudaEventRecord(stop);
+  checkCuda(cudaEventSynchronize(stop), "back to back");
+  float ms = 0;
+  cudaEventElapsedTime(&ms, start, stop);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms / count;
+}
+
 // A kernel of the product, in one precision; kernels that read Bᵀ get it transposed into bt first, as the
 // product does, and that transpose is timed with them.
 Runner product(const cuda_matmul::KernelPlan& plan, float* bt) {
@@ -125,16 +144,22 @@ Runner product(const cuda_matmul::KernelPlan& plan, float* bt) {
   };
 }
 
-// A kernel that reads Bᵀ (wgmma), on a Bᵀ transposed once, at the first (accuracy) run; the timed runs reuse it
-// whatever input set they are given, which changes nothing in the time.
+// A kernel that reads Bᵀ (wgmma) on Bᵀ made beforehand, one per input set (a Matrix keeps its Bᵀ: the product
+// through the API transposes a weight once), so the timed runs read them rotated as they read A.
 Runner onGivenTranspose(const cuda_matmul::KernelPlan& plan, const Problem& p) {
-  return [&kernel = *plan.variant, precision = plan.precision, bt = p.bt,
-          transposed = std::make_shared<bool>(false)](cuda_matmul::GemmOperands o) {
-    const int64_t ldbt = cuda_matmul::paddedPitch(o.k);
-    if (!*transposed)
-      cuda_matmul::launchTranspose(o.b, o.ldb, bt, ldbt, o.k, o.n, cuda_matmul::transposedBRounding(precision), nullptr);
-    *transposed = true;
-    o.b = bt;
+  const int64_t ldbt = cuda_matmul::paddedPitch(p.k);
+  auto made = std::shared_ptr<std::map<const float*, float*>>(new std::map<const float*, float*>, [](auto* m) {
+    for (auto& [b, bt] : *m) cudaFree(bt);
+    delete m;
+  });
+  for (const float* b : p.b) {
+    float* bt = nullptr;
+    checkCuda(cudaMalloc(&bt, 2 * p.n * ldbt * sizeof(float)), "malloc bt");
+    cuda_matmul::launchTranspose(b, p.ldb, bt, ldbt, p.k, p.n, cuda_matmul::transposedBRounding(plan.precision), nullptr);
+    (*made)[b] = bt;
+  }
+  return [&kernel = *plan.variant, precision = plan.precision, ldbt, made](cuda_matmul::GemmOperands o) {
+    o.b = made->at(o.b);
     o.ldb = ldbt;
     kernel.launch(o, precision, nullptr);
     checkCuda(cudaGetLastError(), kernel.name);
@@ -216,10 +241,11 @@ std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props,
 
 int main(int argc, char** argv) {
   std::vector<std::array<int64_t, 3>> shapes;
-  bool tune = false;
+  bool tune = false, backToBack = false;
   for (int i = 1; i < argc; ++i) {
     long long m, k, n;
     if (std::string(argv[i]) == "--tune") tune = true;
+    if (std::string(argv[i]) == "--back-to-back") backToBack = true;
     if (std::sscanf(argv[i], "%lldx%lldx%lld", &m, &k, &n) == 3) shapes.push_back({m, k, n});
   }
   if (shapes.empty())
@@ -259,9 +285,17 @@ int main(int argc, char** argv) {
     };
     print("cublas sgemm", sgemm, sgemm);
     print("cublas tf32", tf32, tf32);
+    if (backToBack) {
+      const double ms = backToBackMs(p, cublas(CUBLAS_COMPUTE_32F_FAST_TF32));
+      print("cublas tf32, 40 back to back", {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, tf32.error}, tf32);
+    }
     for (const Candidate& c : candidates(p, props, tune)) {
       const Result r = measure(p, c.run);
       print(c.name, r, c.tf32 ? tf32 : sgemm);
+      if (backToBack) {
+        const double ms = backToBackMs(p, c.run);
+        print(c.name + ", 40 back to back", {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, r.error}, c.tf32 ? tf32 : sgemm);
+      }
       if (c.name.rfind("auto", 0) == 0)
         summary.push_back({name, c.name, r.tflops, (c.tf32 ? tf32 : sgemm).tflops, r.error, (c.tf32 ? tf32 : sgemm).error});
     }

@@ -1,5 +1,5 @@
-// Step 3 of the kernel progression: Hopper's warpgroup matrix multiply (wgmma, sm_90a only) for precision
-// 'tf32'. Improves on mma (2_mma.cu), whose tf32 mode reaches 140 TFLOP/s at 4096³ against cuBLAS TF32's 390:
+// Step 3 of the kernel progression: Hopper's warpgroup matrix multiply (wgmma, sm_90a only), in tf32 and, by
+// 3xTF32, in fp32. Improves on mma (2_mma.cu), whose tf32 mode reaches 140 TFLOP/s at 4096³ against cuBLAS TF32's 390:
 // mma.sync feeds the tensor cores from registers, one warp and one 16×8 product at a time, so shared-memory
 // fragment loads and issue slots, not the tensor cores, set its pace. Here
 //   - one instruction (wgmma m64n256k8) has a warpgroup of 4 warps multiply a 64×8 slice of A by an 8×256
@@ -22,9 +22,17 @@
 //     (kernels/launch.cu).
 // TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once (transposedB in
 // kernels/kernel.h). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
-// matrices do. precision 'fp32' is not offered here: the plan keeps it on mma (3xTF32).
-// Measured on an H100 (bench/NOTES.md, step 3): 4096³ 387 TFLOP/s alone, 338 with the transpose of B, against
-// cuBLAS TF32's 386 (0.87×; mma's tf32 mode 140); 8192³ 373 against 404; error 2.6e-4, as cuBLAS's.
+// matrices do.
+// fp32 (3xTF32, as mma's fp32 mode; Tile<COLS, true>): A's fragments are split into big and small parts in
+// registers, Bᵀ comes with its remainders (made by the same transpose), and each k step runs three wgmmas
+// (small·big, big·small, big·big) on 128×128 or 128×64 blocks (three times the work per byte loaded, so the
+// smaller tile keeps 4–6 stages in flight). The tensor cores add into fp32 accumulators rounding toward zero:
+// summed straight into the accumulators the error grew with K (2.9e-5 at 4096³, 26× cuBLAS SGEMM's), so each
+// stage's products start from zero and are added with round-to-nearest FADDs.
+// Measured on an H100 (bench/NOTES.md, step 3): tf32 4096³ 387 TFLOP/s alone, 338 with the transpose of B,
+// against cuBLAS TF32's 386 (0.87×; mma's tf32 mode 140); 8192³ 373 against 404; error 2.6e-4, as cuBLAS's.
+// fp32 4096³ 125.6 TFLOP/s with the transpose, 2.49× cuBLAS SGEMM (mma: 1.00×), error 3.1e-7 against 1.1e-6;
+// 1024³ 2.01×, 100000×768×64 1.67×.
 #include <cuda.h>  // CUtensorMap (the driver function itself is reached through the runtime, no -lcuda)
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
