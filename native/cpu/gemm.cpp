@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/core_budget.h"
 #include "core/errors.h"
 
 namespace cuda_matmul {
@@ -127,7 +128,10 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
     return;
   }
   const CpuMicroKernel& kernel = selectMicroKernel();
-  const int wanted = chooseThreadCount(m, k, n, kernel.mr);
+  // The team's cores, this thread's included, leased from the budget that leaves the JavaScript thread its core
+  // (core/core_budget.h): with other products running it may be smaller than the work would take.
+  CoreLease lease(chooseThreadCount(m, k, n, kernel.mr));
+  const int wanted = lease.cores();
   // Every buffer is allocated here, before any thread starts, so a failure is a plain exception to the caller.
   const int64_t panelColumns = (std::min(NC, n) + kernel.nr - 1) / kernel.nr * kernel.nr;
   AlignedFloats packedB = allocateAligned(panelColumns * KC);
@@ -151,6 +155,7 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
     // The system refused a thread (std::system_error): carry on with those that started, which are joined below.
   }
   teamSize = static_cast<int>(helpers.size()) + 1;
+  lease.shrinkTo(teamSize);
   sync.emplace(teamSize);
   teamKnown.count_down();
   runThread(problem, kernel, 0, teamSize, packedB.get(), packedA[0].get(), *sync);

@@ -1,6 +1,7 @@
 #include "cuda/transfer/host_copy.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -8,9 +9,12 @@
 #include <deque>
 #include <functional>
 #include <latch>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "core/core_budget.h"
 
 namespace cuda_matmul {
 namespace {
@@ -18,8 +22,29 @@ namespace {
 // Below this a copy is not worth handing out: waking a helper costs more than copying it.
 constexpr size_t kMinimumShare = 256 * 1024;
 
-// A fixed team of helper threads taking copy jobs from one queue. The helpers are detached and live as long
-// as the process (they block on the queue when idle), so no thread is started per copy.
+// One parallel copy's jobs, taken one at a time by whoever works on it: the caller until none is left, and the
+// helpers the team sends. The caller alone can finish every job, so no call waits for a helper busy elsewhere.
+class CopyCall {
+ public:
+  explicit CopyCall(std::vector<std::function<void()>>& jobs) : jobs_(jobs), count_(jobs.size()), finished_(jobs.size()) {}
+  // Runs jobs not yet taken until none is left. A helper that comes after the last was taken touches nothing.
+  void work() {
+    for (size_t i; (i = next_.fetch_add(1)) < count_;) {
+      jobs_[i]();
+      finished_.count_down();
+    }
+  }
+  void waitForAll() { finished_.wait(); }
+
+ private:
+  std::vector<std::function<void()>>& jobs_;  // the caller's, alive until waitForAll() returns
+  const size_t count_;
+  std::atomic<size_t> next_{0};
+  std::latch finished_;
+};
+
+// A fixed team of helper threads working on the copies queued for them. The helpers are detached and live as
+// long as the process (they block on the queue when idle), so no thread is started per copy.
 class CopyTeam {
  public:
   static CopyTeam& instance() {
@@ -29,21 +54,23 @@ class CopyTeam {
 
   size_t helpers() const { return helpers_; }
 
-  // Runs jobs[1..] on helpers and jobs[0] on the caller, and returns once all have finished.
+  // Runs the jobs on the caller and on as many helpers as the core budget lends it (core/core_budget.h: every
+  // core but the JavaScript thread's, shared with other copies and the CPU backend), and returns once all have
+  // finished. Before, every copy took every helper, and pool threads copying at once kept more threads busy
+  // than there were cores: the event loop of a server doing 1024³ products stalled 57 ms at p99 (issue 13).
   void run(std::vector<std::function<void()>>& jobs) {
-    std::latch done(static_cast<std::ptrdiff_t>(jobs.size()));
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      for (size_t i = 1; i < jobs.size(); ++i)
-        queue_.push_back([&done, job = &jobs[i]] {
-          (*job)();
-          done.count_down();
-        });
+    const CoreLease lease(static_cast<int>(std::min(jobs.size(), helpers_ + 1)));
+    const auto call = std::make_shared<CopyCall>(jobs);
+    const int sent = lease.cores() - 1;
+    if (sent > 0) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (int i = 0; i < sent; ++i) queue_.push_back(call);
+      }
+      for (int i = 0; i < sent; ++i) wake_.notify_one();
     }
-    wake_.notify_all();
-    jobs[0]();
-    done.count_down();
-    done.wait();
+    call->work();
+    call->waitForAll();
   }
 
  private:
@@ -63,21 +90,21 @@ class CopyTeam {
 
   void serve() {
     for (;;) {
-      std::function<void()> job;
+      std::shared_ptr<CopyCall> call;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return !queue_.empty(); });
-        job = std::move(queue_.front());
+        call = std::move(queue_.front());
         queue_.pop_front();
       }
-      job();
+      call->work();
     }
   }
 
   const size_t helpers_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::function<void()>> queue_;
+  std::deque<std::shared_ptr<CopyCall>> queue_;
 };
 
 // How many pieces to split `bytes` into: one per team member, none smaller than kMinimumShare.

@@ -1,0 +1,62 @@
+#include "core/core_budget.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+namespace cuda_matmul {
+namespace {
+
+struct Budget {
+  std::mutex mutex;
+  std::condition_variable freed;
+  int free = coreBudget();
+};
+
+Budget& budget() {
+  static auto* shared = new Budget();  // never destroyed: pool threads may hold leases at exit
+  return *shared;
+}
+
+void giveBack(int cores) {
+  if (cores <= 0) return;
+  Budget& b = budget();
+  {
+    std::lock_guard<std::mutex> lock(b.mutex);
+    b.free += cores;
+  }
+  for (int i = 0; i < cores; ++i) b.freed.notify_one();  // each waiter needs one; waking all made a herd
+}
+
+}  // namespace
+
+int coreBudget() {
+  static const int cores = [] {
+    if (const char* text = std::getenv("CUDA_MATMUL_CPU_THREADS")) {
+      const long wanted = std::strtol(text, nullptr, 10);
+      if (wanted >= 1 && wanted <= 1024) return static_cast<int>(wanted);
+    }
+    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
+  }();
+  return cores;
+}
+
+CoreLease::CoreLease(int wanted) {
+  Budget& b = budget();
+  std::unique_lock<std::mutex> lock(b.mutex);
+  b.freed.wait(lock, [&] { return b.free > 0; });
+  cores_ = std::clamp(wanted, 1, b.free);
+  b.free -= cores_;
+}
+
+CoreLease::~CoreLease() { giveBack(cores_); }
+
+void CoreLease::shrinkTo(int cores) {
+  const int kept = std::clamp(cores, 1, cores_);
+  giveBack(cores_ - kept);
+  cores_ = kept;
+}
+
+}  // namespace cuda_matmul

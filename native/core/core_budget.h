@@ -1,0 +1,29 @@
+// The cores the library's own threads may keep busy at once: every core but one, which stays the JavaScript
+// thread's. Without a bound, products in flight together each took a thread per core (4 pool threads on a
+// 16-core host kept 64 busy) and the server's event loop waited for a core (issue 13). A thread that computes
+// for the library holds a lease on its share first; when every core of the budget is leased, the next product
+// waits for one, and a product that finds fewer free runs with fewer threads.
+#pragma once
+
+namespace cuda_matmul {
+
+class CoreLease {
+ public:
+  // Waits until at least one core of the budget is free, then takes up to `wanted` (at least 1).
+  explicit CoreLease(int wanted);
+  ~CoreLease();
+  CoreLease(const CoreLease&) = delete;
+  CoreLease& operator=(const CoreLease&) = delete;
+  int cores() const { return cores_; }
+  // Gives back those of the lease's cores that will not be used (threads the system refused).
+  void shrinkTo(int cores);
+
+ private:
+  int cores_;
+};
+
+// The budget's size: the machine's cores less one, at least 1; CUDA_MATMUL_CPU_THREADS (1 to 1024) sets it, for a
+// process with no event loop to keep responsive (a batch job) that wants every core.
+int coreBudget();
+
+}  // namespace cuda_matmul
