@@ -57,7 +57,7 @@ class CopyTeam {
   // Runs the jobs on the caller and on as many helpers as the core budget lends it (core/core_budget.h: every
   // core but the JavaScript thread's, shared with other copies and the CPU backend), and returns once all have
   // finished. Before, every copy took every helper, and pool threads copying at once kept more threads busy
-  // than there were cores: the event loop of a server doing 1024³ products stalled 57 ms at p99 (issue 13).
+  // than there were cores (issue 13).
   void run(std::vector<std::function<void()>>& jobs) {
     const CoreLease lease(static_cast<int>(std::min(jobs.size(), helpers_ + 1)));
     const auto call = std::make_shared<CopyCall>(jobs);
