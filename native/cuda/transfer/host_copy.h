@@ -7,7 +7,7 @@
 namespace cuda_matmul {
 
 // Copies `bytes` from src to dst (non-overlapping) with a team of threads, the caller among them: every
-// core, at most 16, or CUDA_MATMUL_COPY_THREADS.
+// core, at most 16, or CUDA_MATMUL_COPY_THREADS, as many as the core budget lends (core/core_budget.h).
 // Safe to call from several threads at once: they share one persistent team.
 void parallelCopy(void* dst, const void* src, size_t bytes);
 
