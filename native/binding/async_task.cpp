@@ -1,7 +1,6 @@
 #include "binding/async_task.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <deque>
 #include <exception>
 #include <string>
@@ -9,6 +8,7 @@
 
 #include "binding/environment.h"
 #include "binding/js_errors.h"
+#include "core/environment.h"
 
 namespace cuda_matmul {
 namespace {
@@ -18,11 +18,7 @@ namespace {
 // products ran at 27 600 calls/s instead of 59 000), few enough that dropping the rest at teardown is quick.
 // Tasks handed over but not started when the environment ends are cancelled, or skip their work (execute).
 size_t maxSubmitted() {
-  static const size_t size = [] {
-    const char* text = std::getenv("UV_THREADPOOL_SIZE");
-    const long threads = text ? std::strtol(text, nullptr, 10) : 0;
-    return static_cast<size_t>(256 * (threads >= 1 && threads <= 1024 ? threads : 4));
-  }();
+  static const size_t size = static_cast<size_t>(256 * environmentCount("UV_THREADPOOL_SIZE", 1, 1024, 4));
   return size;
 }
 

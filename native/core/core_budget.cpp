@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <cstdlib>
 #include <mutex>
 #include <thread>
+
+#include "core/environment.h"
 
 namespace cuda_matmul {
 namespace {
@@ -33,13 +34,8 @@ void giveBack(int cores) {
 }  // namespace
 
 int coreBudget() {
-  static const int cores = [] {
-    if (const char* text = std::getenv("CUDA_MATMUL_CPU_THREADS")) {
-      const long wanted = std::strtol(text, nullptr, 10);
-      if (wanted >= 1 && wanted <= 1024) return static_cast<int>(wanted);
-    }
-    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
-  }();
+  static const int cores = static_cast<int>(environmentCount(
+      "CUDA_MATMUL_CPU_THREADS", 1, 1024, std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1)));
   return cores;
 }
 

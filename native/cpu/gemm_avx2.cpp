@@ -8,14 +8,11 @@
 #define VECTOR_FLOATS 8
 #define MR 6
 #include "cpu/gemm_kernel.inc"
-#undef VARIANT
-#undef VECTOR_FLOATS
-#undef MR
 #pragma GCC pop_options
 
 namespace cuda_matmul {
 const CpuMicroKernel* avx2MicroKernel() {
-  static const CpuMicroKernel kernel{"avx2", 6, 16, avx2::multiplyBlock};
+  static const CpuMicroKernel kernel{"avx2", avx2::kTileRows, avx2::NR, avx2::multiplyBlock};
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &kernel : nullptr;
 }
 }  // namespace cuda_matmul

@@ -8,14 +8,11 @@
 #define VECTOR_FLOATS 16
 #define MR 12
 #include "cpu/gemm_kernel.inc"
-#undef VARIANT
-#undef VECTOR_FLOATS
-#undef MR
 #pragma GCC pop_options
 
 namespace cuda_matmul {
 const CpuMicroKernel* avx512MicroKernel() {
-  static const CpuMicroKernel kernel{"avx512", 12, 32, avx512::multiplyBlock};
+  static const CpuMicroKernel kernel{"avx512", avx512::kTileRows, avx512::NR, avx512::multiplyBlock};
   return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
 }
 }  // namespace cuda_matmul

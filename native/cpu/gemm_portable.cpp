@@ -6,13 +6,10 @@
 #define VECTOR_FLOATS 4
 #define MR 6
 #include "cpu/gemm_kernel.inc"
-#undef VARIANT
-#undef VECTOR_FLOATS
-#undef MR
 
 namespace cuda_matmul {
 const CpuMicroKernel* portableMicroKernel() {
-  static const CpuMicroKernel kernel{"portable", 6, 8, portable::multiplyBlock};
+  static const CpuMicroKernel kernel{"portable", portable::kTileRows, portable::NR, portable::multiplyBlock};
   return &kernel;
 }
 }  // namespace cuda_matmul

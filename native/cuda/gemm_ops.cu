@@ -63,7 +63,7 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
   auto launch = std::make_shared<ProductLaunch>(plan, device, std::min(plan.panelRows, s.m), s.n, s.k);
   held.push_back(operandB);
   held.push_back(launch);
-  const DeviceRows bk = madeB ? madeB->made(b->data()) : operandB->from(b->data(), s.k, s.n, stream);
+  const DeviceRows bk = madeB ? operandB->made(b->data()) : operandB->from(b->data(), s.k, s.n, stream);
   for (int64_t row = 0; row < s.m; row += plan.panelRows) {
     const int64_t rows = std::min(plan.panelRows, s.m - row);
     launch->run(productOf(a->rowsFrom(row), bk, product->rowsFrom(row), rows, s.k, s.n, b->data(), aClasses,

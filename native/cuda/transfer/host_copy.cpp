@@ -4,7 +4,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "core/core_budget.h"
+#include "core/environment.h"
 
 namespace cuda_matmul {
 namespace {
@@ -81,11 +81,8 @@ class CopyTeam {
   // Every core, at most 16, unless CUDA_MATMUL_COPY_THREADS says otherwise (1 to 64): copies are short bursts,
   // and on the H100 host 4096³ from plain arrays took 19.5 ms with 4 threads, 12.1 with 12, 9.5 with 16.
   static size_t teamSize() {
-    if (const char* text = std::getenv("CUDA_MATMUL_COPY_THREADS")) {
-      const long wanted = std::strtol(text, nullptr, 10);
-      if (wanted >= 1 && wanted <= 64) return static_cast<size_t>(wanted);
-    }
-    return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+    const long cores = std::clamp<long>(std::thread::hardware_concurrency(), 1, 16);
+    return static_cast<size_t>(environmentCount("CUDA_MATMUL_COPY_THREADS", 1, 64, cores));
   }
 
   void serve() {
