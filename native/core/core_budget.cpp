@@ -47,7 +47,20 @@ CoreLease::CoreLease(int wanted) {
   b.free -= cores_;
 }
 
+CoreLease::CoreLease(NoWait) {
+  Budget& b = budget();
+  std::lock_guard<std::mutex> lock(b.mutex);
+  cores_ = b.free > 0 ? 1 : 0;
+  b.free -= cores_;
+}
+
 CoreLease::~CoreLease() { giveBack(cores_); }
+
+int freeCores() {
+  Budget& b = budget();
+  std::lock_guard<std::mutex> lock(b.mutex);
+  return b.free;
+}
 
 void CoreLease::shrinkTo(int cores) {
   const int kept = std::clamp(cores, 1, cores_);

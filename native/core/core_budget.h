@@ -2,7 +2,8 @@
 // thread's. Without a bound, products in flight together each took a thread per core (4 pool threads on a
 // 16-core host could keep 64 busy), and the JavaScript thread waited for a core (issue 13). A thread that computes
 // for the library holds a lease on its share first; when every core of the budget is leased, the next product
-// waits for one, and a product that finds fewer free runs with fewer threads.
+// waits for one, and a product that finds fewer free runs with fewer threads. A helper that joins work its caller
+// can finish alone (the host-copy team) takes a core only if one is free, and never waits.
 #pragma once
 
 namespace cuda_matmul {
@@ -11,6 +12,9 @@ class CoreLease {
  public:
   // Waits until at least one core of the budget is free, then takes up to `wanted` (at least 1).
   explicit CoreLease(int wanted);
+  enum NoWait { kIfFree };
+  // One core if one is free now, else none (cores() == 0).
+  explicit CoreLease(NoWait);
   ~CoreLease();
   CoreLease(const CoreLease&) = delete;
   CoreLease& operator=(const CoreLease&) = delete;
@@ -21,6 +25,10 @@ class CoreLease {
  private:
   int cores_;
 };
+
+// How many cores of the budget no lease holds at this moment (it may change at once): how many helpers are worth
+// waking.
+int freeCores();
 
 // The budget's size: the machine's cores less one, at least 1; CUDA_MATMUL_CPU_THREADS (1 to 1024) sets it, for a
 // process with no event loop to keep responsive (a batch job) that wants every core.

@@ -26,6 +26,15 @@ std::shared_ptr<const DeviceResident> operand(const DeviceResident& stored, bool
   return enqueueTranspose(stored, stream, held);
 }
 
+// Rows of C per launch. Row panels overlap host copies with kernels (choose.h, choosePanelRows); operands
+// already on the device have none to overlap, and each panel boundary drains the GPU: 4096³ fp32 on wgmma, back
+// to back, 134.6 TFLOP/s whole against 127.1 in 1024-row panels (bench/NOTES.md). So one launch, within the
+// grid's limit — unless K is split, whose workspace holds one panel's partial results.
+int64_t rowsPerLaunch(const KernelPlan& plan, const GemmShape& s) {
+  if (s.k > sliceDepth(*plan.row, plan.precision)) return std::min(plan.panelRows, s.m);
+  return std::min(s.m, kMaxGridRows * plan.variant->tile.rows);
+}
+
 }  // namespace
 
 std::shared_ptr<DeviceResident> enqueueTranspose(const DeviceResident& src, cudaStream_t stream, HeldResources& held) {
@@ -60,12 +69,13 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
     product = temporary;
   }
   auto operandB = madeB ? madeB : std::make_shared<KernelOperandB>(plan, device, s.k, s.n, scratch);
-  auto launch = std::make_shared<ProductLaunch>(plan, device, std::min(plan.panelRows, s.m), s.n, s.k);
+  const int64_t panelRows = rowsPerLaunch(plan, s);
+  auto launch = std::make_shared<ProductLaunch>(plan, device, panelRows, s.n, s.k);
   held.push_back(operandB);
   held.push_back(launch);
   const DeviceRows bk = madeB ? operandB->made(b->data()) : operandB->from(b->data(), s.k, s.n, stream);
-  for (int64_t row = 0; row < s.m; row += plan.panelRows) {
-    const int64_t rows = std::min(plan.panelRows, s.m - row);
+  for (int64_t row = 0; row < s.m; row += panelRows) {
+    const int64_t rows = std::min(panelRows, s.m - row);
     launch->run(productOf(a->rowsFrom(row), bk, product->rowsFrom(row), rows, s.k, s.n, b->data(), aClasses,
                           bClasses ? bClasses : operandB->classes()),
                 stream);

@@ -47,10 +47,9 @@ void launchClassify(const float* x, int64_t pitch, int64_t rows, int64_t cols, u
 }
 
 ProductLaunch::ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows, int64_t n, int64_t k)
-    : plan_(plan), kernel_(*plan.variant), pitch_(paddedPitch(n)) {
+    : plan_(plan), kernel_(*plan.variant), pitch_(paddedPitch(n)), device_(device) {
   split_ = plan.splitFor(maxRows, pitch_, k);
   if (splits()) workspace_.emplace(device, sizeof(float) * static_cast<size_t>(split_.slices * maxRows * pitch_));
-  if (plan.row->checksMagnitudes) classes_.emplace(device, 2 * sizeof(uint32_t));
 }
 
 void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
@@ -59,6 +58,7 @@ void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
     o.exactLdb = o.ldb;
   }
   if (plan_.row->checksMagnitudes && (!o.aClasses || !o.bClasses)) {
+    if (!classes_) classes_.emplace(device_, 2 * sizeof(uint32_t));
     auto* const own = reinterpret_cast<uint32_t*>(classes_->floats());  // A's word, then B's
     if (!classified_) {
       checkCuda(cudaMemsetAsync(own, 0, 2 * sizeof(uint32_t), stream), "cudaMemsetAsync(classes)");

@@ -32,9 +32,12 @@ class ProductLaunch {
   const KernelVariant& kernel_;
   KSplit split_;
   int64_t pitch_;  // of each partial result
+  const int device_;
   std::optional<DeviceAllocation> workspace_;
-  std::optional<DeviceAllocation> classes_;  // A's and B's classes, where the caller's operands do not carry them
-  mutable bool classified_ = false;         // B's found, A's begun (ORed over the runs: the row panels)
+  // A's and B's classes, where the caller's operands do not carry them: allocated by the first run that needs
+  // them (a Matrix carries its own: its products allocate nothing here).
+  mutable std::optional<DeviceAllocation> classes_;
+  mutable bool classified_ = false;  // B's found, A's begun (ORed over the runs: the row panels)
 };
 
 }  // namespace cuda_matmul

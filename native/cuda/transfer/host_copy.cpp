@@ -27,6 +27,8 @@ constexpr size_t kMinimumShare = 256 * 1024;
 class CopyCall {
  public:
   explicit CopyCall(std::vector<std::function<void()>>& jobs) : jobs_(jobs), count_(jobs.size()), finished_(jobs.size()) {}
+  // Whether a job is still to be taken.
+  bool open() const { return next_.load() < count_; }
   // Runs jobs not yet taken until none is left. A helper that comes after the last was taken touches nothing.
   void work() {
     for (size_t i; (i = next_.fetch_add(1)) < count_;) {
@@ -54,20 +56,22 @@ class CopyTeam {
 
   size_t helpers() const { return helpers_; }
 
-  // Runs the jobs on the caller and on as many helpers as the core budget lends it (core/core_budget.h: every
+  // Runs the jobs on the caller and on the helpers that find a core of the budget free (core/core_budget.h: every
   // core but the JavaScript thread's, shared with other copies and the CPU backend), and returns once all have
-  // finished. Before, every copy took every helper, and pool threads copying at once kept more threads busy
-  // than there were cores (issue 13).
+  // finished. Each thread holds its one core only while it copies: when the caller leased cores for every helper
+  // it woke, the first of several copies in flight took the whole budget, helpers that came late held cores
+  // idle, and the other callers waited without copying (HTTP 1024³ per request: 738 requests/s, 1849 with two
+  // copy threads; bench/NOTES.md).
   void run(std::vector<std::function<void()>>& jobs) {
-    const CoreLease lease(static_cast<int>(std::min(jobs.size(), helpers_ + 1)));
+    const CoreLease own(1);  // the caller's core: it waits only while every core of the budget is busy
     const auto call = std::make_shared<CopyCall>(jobs);
-    const int sent = lease.cores() - 1;
+    const size_t sent = std::min({jobs.size() - 1, helpers_, static_cast<size_t>(std::max(freeCores(), 0))});
     if (sent > 0) {
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        for (int i = 0; i < sent; ++i) queue_.push_back(call);
+        for (size_t i = 0; i < sent; ++i) queue_.push_back(call);
       }
-      for (int i = 0; i < sent; ++i) wake_.notify_one();
+      for (size_t i = 0; i < sent; ++i) wake_.notify_one();
     }
     call->work();
     call->waitForAll();
@@ -94,7 +98,9 @@ class CopyTeam {
         call = std::move(queue_.front());
         queue_.pop_front();
       }
-      call->work();
+      if (!call->open()) continue;  // came after the last job was taken
+      const CoreLease lease(CoreLease::kIfFree);
+      if (lease.cores() > 0) call->work();  // else every core is busy: the threads on it finish without this one
     }
   }
 

@@ -1,6 +1,6 @@
 // Every route a gemm on host arrays takes to the device and back, and the thresholds between them, in one
 // place (routes.cu decides; the files beside it carry each route out):
-//   - inline (inline_product.cu): A, B and C of a product together at most kInlineBytes (64³: 48 KiB), its
+//   - inline (inline_product.cu): A, B and C of a product together at most kInlineBytes (128³: 192 KiB), its
 //     device already up, one product, no transposes, a kernel that reads B as it is and K unsplit: staged in
 //     one page-locked buffer on the JavaScript thread and launched there; the kernel reads and writes that
 //     buffer over the bus (unified addressing), and the binding polls for the end. At most kMaxInline at once,
@@ -25,7 +25,7 @@
 
 namespace cuda_matmul {
 
-constexpr double kInlineBytes = 128 * 1024;
+constexpr double kInlineBytes = 256 * 1024;
 constexpr int kMaxInline = 4;
 
 // Starts the request's route: the inline one now, from the calling (JavaScript) thread, with the Work polled;
