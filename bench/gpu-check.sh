@@ -2,9 +2,10 @@
 # Everything the GPU host checks, in one call (device time is scarce): the jest suites in random order,
 # compute-sanitizer memcheck and racecheck on every kernel's edge shapes, accuracy and special values against
 # cuBLAS on the same inputs (bench/accuracy.cu, built here with that host's nvcc and cuBLAS), the kernel
-# benchmark against cuBLAS, the end-to-end benchmark, Matrices beside PyTorch (bench/matrices.js) and the HTTP
-# server under load (bench/server.js). Run there as `bash .gpu/run bash bench/gpu-check.sh`
-# after ../shared/gpu/pack build-cpu-only dist; logs go to $OUT (or ./gpu-logs). Short results are printed
+# benchmark against cuBLAS, the end-to-end benchmark, Matrices beside PyTorch (bench/matrices.js), the HTTP
+# server under load (bench/server.js), and small products and the 4096³ headline (bench/small-products.js).
+# Run there as `bash .gpu/run bash bench/gpu-check.sh` after ../shared/gpu/pack build-cpu-only dist; logs go
+# to $OUT (or ./gpu-logs). Short results are printed
 # last. SKIP_TESTS=1 skips the jest suites and sanitizers, SKIP_ACCURACY=1 the accuracy checks, SKIP_BENCH=1
 # the benchmarks; JEST_ARGS picks suites.
 set -u
@@ -36,6 +37,7 @@ timeout 60 node bench/copy-threads.js > "$out/copy-threads.log" 2>&1
 timeout 60 node bench/transfers.js > "$out/transfers.log" 2>&1
 timeout 150 node bench/matrices.js > "$out/matrices.log" 2>&1
 timeout 120 node bench/server.js > "$out/server.log" 2>&1
+timeout 120 node bench/small-products.js > "$out/small-products.log" 2>&1
 fi
 
 if [ -z "${SKIP_TESTS:-}" ]; then
@@ -54,4 +56,5 @@ if [ -z "${SKIP_BENCH:-}" ]; then
   cat "$out/copy-threads.log" "$out/transfers.log"
   sed -n '/^summary/,$p' "$out/matrices.log"
   cat "$out/server.log"
+  sed -n '/^summary/,$p' "$out/small-products.log"
 fi
