@@ -1,6 +1,7 @@
 // What the benchmark scripts share: fresh U[-1,1] inputs, the special-value operands, and the relative Frobenius
 // error ‖got − ref‖ / ‖ref‖. test/special-values.test.ts uses the special-value operands too.
 'use strict';
+const { execFileSync } = require('child_process');
 
 function random(length) {
   const x = new Float32Array(length);
@@ -43,4 +44,14 @@ function specialOperands(m, k, n) {
   return [a, b];
 }
 
-module.exports = { random, relativeError, specialOperands };
+// The numbers a PyTorch script prints (the same-run anchor), or null, said on stderr, where this host has none.
+function pytorchNumbers(script) {
+  try {
+    return execFileSync('python3', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim().split(/\s+/).map(Number);
+  } catch (error) {
+    console.error(`PyTorch baseline unavailable: ${String(error.stderr || error).split('\n').slice(-2).join(' ')}`);
+    return null;
+  }
+}
+
+module.exports = { random, relativeError, specialOperands, pytorchNumbers };

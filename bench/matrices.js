@@ -5,9 +5,8 @@
 // and gemm from host arrays (4096³, transB, β = 1) against matmul's end-to-end time. Inputs rotate through sets
 // larger than the 50 MB L2; medians. Prints a table last; `--json` writes it as JSON too.
 'use strict';
-const { execFileSync } = require('child_process');
 const { Matrix, gemm, matmul } = require('..');
-const { random } = require('./inputs');
+const { pytorchNumbers, random } = require('./inputs');
 
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
@@ -125,12 +124,7 @@ def queued(n, tf32, inflight, rounds):
     return statistics.median(t) * 1e3
 print(awaited(1024, 300), awaited(512, 300), queued(1024, False, 40, 9), queued(4096, True, 40, 5))
 `;
-  try {
-    return execFileSync('python3', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim().split(/\s+/).map(Number);
-  } catch (error) {
-    console.error(`PyTorch baseline unavailable: ${String(error.stderr || error).split('\n').slice(-2).join(' ')}`);
-    return null;
-  }
+  return pytorchNumbers(script);
 }
 
 async function main() {

@@ -5,9 +5,8 @@
 // Medians; PyTorch copies its inputs to the GPU and the result back, as a user with host arrays would.
 //   node bench/small-products.js
 'use strict';
-const { execFileSync } = require('child_process');
 const { allocHost, matmul } = require('..');
-const { random, relativeError } = require('./inputs');
+const { pytorchNumbers, random, relativeError } = require('./inputs');
 
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const now = () => Number(process.hrtime.bigint()) / 1e3; // µs
@@ -69,12 +68,7 @@ def one(n, calls):
     return statistics.median(t) * 1e6
 print(one(16, 2000), one(64, 2000), one(128, 2000))
 `;
-  try {
-    return execFileSync('python3', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim().split(/\s+/).map(Number);
-  } catch (error) {
-    console.error(`PyTorch baseline unavailable: ${String(error.stderr || error).split('\n').slice(-2).join(' ')}`);
-    return null;
-  }
+  return pytorchNumbers(script);
 }
 
 async function main() {
