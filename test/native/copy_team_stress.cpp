@@ -9,10 +9,27 @@
 #include <thread>
 #include <vector>
 
+#include "core/core_budget.h"
 #include "cuda/transfer/host_copy.h"
+
+// A helper's lease (CoreLease::kIfFree) takes a free core without waiting, and none while the budget is spent:
+// the copy team's helpers depend on it never blocking.
+bool helperLeaseNeverWaits() {
+  using namespace cuda_matmul;
+  bool right = true;
+  {
+    const CoreLease all(coreBudget());
+    right = right && all.cores() == coreBudget() && freeCores() == 0;
+    const CoreLease none(CoreLease::kIfFree);
+    right = right && none.cores() == 0;
+  }
+  const CoreLease one(CoreLease::kIfFree);
+  return right && one.cores() == 1 && freeCores() == coreBudget() - 1;
+}
 
 int main() {
   using namespace cuda_matmul;
+  std::printf("helper lease: %s\n", helperLeaseNeverWaits() ? "right" : "WRONG");
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t)
