@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,9 +55,10 @@ class ComputeBackend {
   virtual void freePinned(void* /*data*/) {}
   // Throws a RangeError or Failure MatmulError unless `choice` (kernel, precision, device) can run here.
   virtual void check(const Choice& choice) const = 0;
-  // Throws a RangeError naming `what` unless op(A), op(B) and C of `shape` could ever be held at once (device
-  // memory): checked before anything is allocated. A single matrix is a shape with k = 0.
-  virtual void checkRoom(const GemmShape& shape, int device, const std::string& what) const = 0;
+  // Throws a RangeError naming what() unless op(A), op(B) and C of `shape` could ever be held at once (device
+  // memory): checked before anything is allocated. A single matrix is a shape with k = 0. what() is called only
+  // to word the error: every call passes here, and building its text each time cost every call.
+  virtual void checkRoom(const GemmShape& shape, int device, const std::function<std::string()>& what) const = 0;
 
   // gemm on host arrays, planned once: started now when that is quick (a small product launched from the
   // JavaScript thread), else returned for wait() to run.

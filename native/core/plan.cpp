@@ -83,15 +83,16 @@ GemmShape oneMatrix(int64_t rows, int64_t cols) {
 std::unique_ptr<Work> startGemm(const GemmRequest& r) {
   ComputeBackend& backend = resolveBackend(r.choice);
   if (degenerate(r)) return std::make_unique<HostWork>([r] { scaleOutputs(r); });
-  backend.checkRoom(r.shape, r.choice.device,
-                    "shape: the " + dims(r.shape.m, r.shape.k) + "×" + std::to_string(r.shape.n) + " product");
+  backend.checkRoom(r.shape, r.choice.device, [&] {
+    return "shape: the " + dims(r.shape.m, r.shape.k) + "×" + std::to_string(r.shape.n) + " product";
+  });
   return backend.startGemm(r);
 }
 
 std::shared_ptr<MatrixData> uploadMatrix(const float* data, int64_t rows, int64_t cols, const Choice& choice,
                                          bool pinned) {
   ComputeBackend& backend = resolveBackend(choice);
-  backend.checkRoom(oneMatrix(rows, cols), choice.device, "rows: a " + dims(rows, cols) + " Matrix");
+  backend.checkRoom(oneMatrix(rows, cols), choice.device, [&] { return "rows: a " + dims(rows, cols) + " Matrix"; });
   auto matrix = std::make_shared<MatrixData>();
   matrix->backend = &backend;
   matrix->device = backend.kind() == Backend::Cuda ? choice.device : 0;
@@ -102,7 +103,7 @@ std::shared_ptr<MatrixData> uploadMatrix(const float* data, int64_t rows, int64_
 }
 
 std::shared_ptr<MatrixData> allocateMatrixLike(const MatrixData& a, int64_t rows, int64_t cols) {
-  a.backend->checkRoom(oneMatrix(rows, cols), a.device, "matrix: the " + dims(rows, cols) + " product");
+  a.backend->checkRoom(oneMatrix(rows, cols), a.device, [&] { return "matrix: the " + dims(rows, cols) + " product"; });
   auto matrix = std::make_shared<MatrixData>(MatrixData{a.backend, a.device, rows, cols, nullptr});
   matrix->storage = a.backend->allocate(rows, cols, a.device);
   return matrix;

@@ -16,7 +16,7 @@ class AbsentCuda final : public ComputeBackend {
   void check(const Choice& choice) const override {
     throw MatmulError(ErrorKind::Range, "device: " + std::to_string(choice.device) + " does not exist; 0 CUDA device(s) found");
   }
-  void checkRoom(const GemmShape&, int, const std::string&) const override { unavailable(); }
+  void checkRoom(const GemmShape&, int, const std::function<std::string()>&) const override { unavailable(); }
   std::unique_ptr<Work> startGemm(const GemmRequest&) override { unavailable(); }
   std::shared_ptr<MatrixStorage> upload(const float*, int64_t, int64_t, int, bool) override { unavailable(); }
   std::shared_ptr<MatrixStorage> allocate(int64_t, int64_t, int) override { unavailable(); }

@@ -60,12 +60,12 @@ class CudaBackend final : public ComputeBackend {
 
   // What needs more memory than the device has at all can never run there: a RangeError naming it, before
   // anything is allocated. (Running out of the memory free now is a cudaErrorMemoryAllocation Error instead.)
-  void checkRoom(const GemmShape& s, int deviceIndex, const std::string& what) const override {
+  void checkRoom(const GemmShape& s, int deviceIndex, const std::function<std::string()>& what) const override {
     const DeviceDescription& device = deviceAt(deviceIndex);
     const double bytes = sizeof(float) * (deviceFloats(s.rowsA(), s.colsA()) + deviceFloats(s.rowsB(), s.colsB()) +
                                           deviceFloats(s.m, s.n));
     if (bytes > double(device.totalMemory))
-      throw MatmulError(ErrorKind::Range, what + " needs " + gigabytes(bytes) + " of device memory; device " +
+      throw MatmulError(ErrorKind::Range, what() + " needs " + gigabytes(bytes) + " of device memory; device " +
                                               std::to_string(device.index) + " (" + device.name + ") has " +
                                               gigabytes(double(device.totalMemory)));
   }
