@@ -1,7 +1,8 @@
 // GPU kernel benchmark: our kernels against cuBLAS (fp32 SGEMM and TF32) on device-resident data, timed with
 // CUDA events. It includes the product's kernel sources and tile rule directly, so it times exactly what
 // ships; "auto" is the kernel and tile that kernel: 'auto' picks for the shape. --tune adds every mma tile
-// and configurations not built into the product; --back-to-back also times each kernel 40 times queued at once.
+// and configurations not built into the product; --back-to-back also times each kernel 40 times queued at once
+// (--back-to-back=N: N times; the H100 reaches its power cap within a few hundred, bench/NOTES.md).
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I native bench/kernels.cu -lcublas -o kernels && ./kernels [sizes...]
 // On an H100/H200, -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA adds the wgmma kernel (step 3),
 // timed with the transpose of B it needs ("wgmma") and without ("wgmma, Bᵀ given").
@@ -113,7 +114,7 @@ Result measure(Problem& p, const Runner& run) {
 
 // `count` runs queued back to back on one stream, input sets rotated, timed as a whole: what products in flight
 // get from the kernel (no host wait between them), per run (--back-to-back).
-double backToBackMs(Problem& p, const Runner& run, int count = 40) {
+double backToBackMs(Problem& p, const Runner& run, int count) {
   for (int i = 0; i < kWarmup; ++i) run(p.operands(i % p.sets));
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
@@ -241,11 +242,13 @@ std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props,
 
 int main(int argc, char** argv) {
   std::vector<std::array<int64_t, 3>> shapes;
-  bool tune = false, backToBack = false;
+  bool tune = false;
+  int backToBack = 0;  // launches queued at once per kernel, 0: not timed so
   for (int i = 1; i < argc; ++i) {
     long long m, k, n;
     if (std::string(argv[i]) == "--tune") tune = true;
-    if (std::string(argv[i]) == "--back-to-back") backToBack = true;
+    if (std::string(argv[i]) == "--back-to-back") backToBack = 40;
+    if (std::sscanf(argv[i], "--back-to-back=%d", &backToBack) == 1 && backToBack < 1) backToBack = 1;
     if (std::sscanf(argv[i], "%lldx%lldx%lld", &m, &k, &n) == 3) shapes.push_back({m, k, n});
   }
   if (shapes.empty())
@@ -285,16 +288,17 @@ int main(int argc, char** argv) {
     };
     print("cublas sgemm", sgemm, sgemm);
     print("cublas tf32", tf32, tf32);
+    const std::string queued = ", " + std::to_string(backToBack) + " back to back";
     if (backToBack) {
-      const double ms = backToBackMs(p, cublas(CUBLAS_COMPUTE_32F_FAST_TF32));
-      print("cublas tf32, 40 back to back", {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, tf32.error}, tf32);
+      const double ms = backToBackMs(p, cublas(CUBLAS_COMPUTE_32F_FAST_TF32), backToBack);
+      print("cublas tf32" + queued, {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, tf32.error}, tf32);
     }
     for (const Candidate& c : candidates(p, props, tune)) {
       const Result r = measure(p, c.run);
       print(c.name, r, c.tf32 ? tf32 : sgemm);
       if (backToBack) {
-        const double ms = backToBackMs(p, c.run);
-        print(c.name + ", 40 back to back", {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, r.error}, c.tf32 ? tf32 : sgemm);
+        const double ms = backToBackMs(p, c.run, backToBack);
+        print(c.name + queued, {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, r.error}, c.tf32 ? tf32 : sgemm);
       }
       if (c.name.rfind("auto", 0) == 0)
         summary.push_back({name, c.name, r.tflops, (c.tf32 ? tf32 : sgemm).tflops, r.error, (c.tf32 ? tf32 : sgemm).error});

@@ -4,7 +4,11 @@
 // flight (1024³ fp32, 4096³ tf32: throughput), a chain X·W1·W2 → toArray() issued without awaiting between steps,
 // and gemm from host arrays (4096³, transB, β = 1) against matmul's end-to-end time. Inputs rotate through sets
 // larger than the 50 MB L2; medians. Prints a table last; `--json` writes it as JSON too.
+// With CUDA_MATMUL_KERNELS_BIN naming a build of bench/kernels.cu, the 4096³ tf32 row is also set against the
+// kernel alone over as many launches back to back as that row issues (its first round and 5 timed: 240): the GPU
+// reaches its power cap within a few hundred, so a shorter run would flatter the kernel (bench/NOTES.md).
 'use strict';
+const { execFileSync } = require('child_process');
 const { Matrix, gemm, matmul } = require('..');
 const { pytorchNumbers, random } = require('./inputs');
 
@@ -127,6 +131,20 @@ print(awaited(1024, 300), awaited(512, 300), queued(1024, False, 40, 9), queued(
   return pytorchNumbers(script);
 }
 
+// The wgmma tf32 kernel alone on a given Bᵀ, `launches` back to back, from a build of bench/kernels.cu: TFLOP/s.
+function kernelAlone(launches) {
+  const binary = process.env.CUDA_MATMUL_KERNELS_BIN;
+  if (!binary) return null;
+  try {
+    const output = execFileSync(binary, ['4096x4096x4096', `--back-to-back=${launches}`], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+    const line = output.split('\n').find((l) => l.includes('wgmma 128x256, Bᵀ given') && l.includes(`${launches} back to back`));
+    return line ? Number(line.trim().split(/\s+/).at(-3)) : null;
+  } catch (error) {
+    console.error(`kernel alone unavailable: ${String(error.stderr || error).split('\n').slice(-2).join(' ')}`);
+    return null;
+  }
+}
+
 async function main() {
   const rows = [];
   const a1024 = await awaited(1024, 'fp32', 300);
@@ -136,17 +154,19 @@ async function main() {
   const c = await chain(1024);
   const g = await hostGemm(4096);
   const t = torch();
+  const alone = kernelAlone(240);
   const cell = (ms, n) => (ms ? `${tflops(n, ms).toFixed(1)} TFLOP/s (${(ms * 1e3).toFixed(0)} µs)` : 'n/a');
   rows.push(['1024³, await each product', cell(a1024, 1024), cell(t?.[0], 1024), '≥ 30']);
   rows.push(['512³, await each product', cell(a512, 512), cell(t?.[1], 512), '≥ 9']);
   rows.push(['1024³, 40 products in flight', cell(q1024, 1024), cell(t?.[2], 1024), '≥ 37']);
   rows.push(['4096³ tf32, 40 in flight', cell(q4096, 4096), cell(t?.[3], 4096), '≥ 0.97 × kernel alone']);
+  if (alone) rows.push(['  kernel alone, 240 back to back (bench/kernels.cu)', `${alone.toFixed(1)} TFLOP/s: ratio ${(tflops(4096, q4096) / alone).toFixed(2)}`, '', '']);
   rows.push(['1024³ awaited − in flight: overhead per product', `${((a1024 - q1024) * 1e3).toFixed(1)} µs`, t ? `${((t[0] - t[2]) * 1e3).toFixed(1)} µs` : 'n/a', '']);
   rows.push(['1024³ chain X·W1·W2 → toArray, issued at once / each awaited', `${c.issued.toFixed(3)} / ${c.stepwise.toFixed(3)} ms`, '', '']);
   rows.push(['gemm host arrays 4096³ transB β=1 / matmul', `${g.gemm.toFixed(2)} / ${g.matmul.toFixed(2)} ms = ${(g.gemm / g.matmul).toFixed(2)}×`, '', '≤ 1.15×']);
   console.log('\nsummary (medians; PyTorch in the same run)');
   for (const r of rows) console.log(r.map((x, i) => String(x).padEnd(i === 0 ? 62 : 34)).join(''));
-  if (process.argv.includes('--json')) console.log(JSON.stringify({ a1024, a512, q1024, q4096, chain: c, hostGemm: g, torch: t }));
+  if (process.argv.includes('--json')) console.log(JSON.stringify({ a1024, a512, q1024, q4096, chain: c, hostGemm: g, torch: t, kernelAlone: alone }));
 }
 
 main().catch((error) => {
