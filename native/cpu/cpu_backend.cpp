@@ -117,7 +117,8 @@ class CpuBackend final : public ComputeBackend {
       throw MatmulError(ErrorKind::Range, std::string("kernel: '") + kernelOption(choice.kernel).name +
                                               "' is a CUDA kernel and cannot run on backend 'cpu'");
   }
-  void checkRoom(const GemmShape&, int, const std::function<std::string()>&) const override {}  // host memory: bad_alloc says so
+  // Host memory: bad_alloc says so.
+  void checkRoom(const GemmShape&, int, const std::function<std::string()>&) const override {}
 
   // fp32 whatever the precision asked: 'tf32' only permits less.
   std::unique_ptr<Work> startGemm(const GemmRequest& r) override {

@@ -69,13 +69,13 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
     product = temporary;
   }
   auto operandB = madeB ? madeB : std::make_shared<KernelOperandB>(plan, device, s.k, s.n, scratch);
-  const int64_t panelRows = rowsPerLaunch(plan, s);
-  auto launch = std::make_shared<ProductLaunch>(plan, device, panelRows, s.n, s.k);
+  const int64_t launchRows = rowsPerLaunch(plan, s);
+  auto launch = std::make_shared<ProductLaunch>(plan, device, launchRows, s.n, s.k);
   held.push_back(operandB);
   held.push_back(launch);
   const DeviceRows bk = madeB ? operandB->made(b->data()) : operandB->from(b->data(), s.k, s.n, stream);
-  for (int64_t row = 0; row < s.m; row += panelRows) {
-    const int64_t rows = std::min(panelRows, s.m - row);
+  for (int64_t row = 0; row < s.m; row += launchRows) {
+    const int64_t rows = std::min(launchRows, s.m - row);
     launch->run(productOf(a->rowsFrom(row), bk, product->rowsFrom(row), rows, s.k, s.n, b->data(), aClasses,
                           bClasses ? bClasses : operandB->classes()),
                 stream);

@@ -30,8 +30,9 @@ void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, cons
 using StreamScratch = std::function<std::shared_ptr<DeviceAllocation>(size_t bytes)>;
 
 // c = op(a)·op(b) by the plan's kernel, in one launch where the grid allows and K is not split, else in slices of
-// the plan's panel height (which keeps every grid within CUDA's 65535 blocks in y); a and b as stored for `shape` (transposes made here), α and β applied. A kernel
-// that reads Bᵀ gets it made in `scratch`, or madeB's, made from b earlier on `stream`.
+// the plan's panel height (which keeps every grid within CUDA's 65535 blocks in y); a and b as stored for `shape`
+// (transposes made here), α and β applied. A kernel that reads Bᵀ gets it made in `scratch`, or madeB's, made
+// from b earlier on `stream`.
 // aClasses, bClasses: the operands' magnitude classes where known (kernels/kernel.h), else null.
 void enqueueGemm(const KernelPlan& plan, const DeviceResident& a, const DeviceResident& b, const DeviceResident& c,
                  const GemmShape& shape, cudaStream_t stream, const StreamScratch& scratch, HeldResources& held,

@@ -60,8 +60,8 @@ class CopyTeam {
   // core but the JavaScript thread's, shared with other copies and the CPU backend), and returns once all have
   // finished. Each thread holds its one core only while it copies: when the caller leased cores for every helper
   // it woke, the first of several copies in flight took the whole budget, helpers that came late held cores
-  // idle, and the other callers waited without copying (HTTP 1024³ per request: 738 requests/s, 1849 with two
-  // copy threads; bench/NOTES.md).
+  // idle, and the other callers waited without copying (HTTP 1024³ per request: 1 048–1 560 requests/s before,
+  // 2 002–2 072 after, same runs; bench/NOTES.md).
   void run(std::vector<std::function<void()>>& jobs) {
     const CoreLease own(1);  // the caller's core: it waits only while every core of the budget is busy
     const auto call = std::make_shared<CopyCall>(jobs);
