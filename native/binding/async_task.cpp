@@ -8,6 +8,7 @@
 
 #include "binding/environment.h"
 #include "binding/js_errors.h"
+#include "core/core_budget.h"
 #include "core/environment.h"
 
 namespace cuda_matmul {
@@ -32,6 +33,7 @@ class TaskQueue : public std::enable_shared_from_this<TaskQueue> {
   void completed(Task* task);
   void stop();
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
+  const std::atomic<bool>& stopFlag() const { return stopping_; }
 
  private:
   void pump();
@@ -69,6 +71,7 @@ class Task {
   static void execute(napi_env, void* data) {
     auto* task = static_cast<Task*>(data);
     if (task->queue_->stopping()) return void(task->skipped_ = true);
+    const StopScope scope(task->queue_->stopFlag());  // work that waited for cores checks it (core_budget.h)
     try {
       task->work_();
     } catch (...) {

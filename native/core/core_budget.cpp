@@ -31,7 +31,14 @@ void giveBack(int cores) {
   for (int i = 0; i < cores; ++i) b.freed.notify_one();  // each waiter needs one; waking all made a herd
 }
 
+thread_local const std::atomic<bool>* currentStop = nullptr;
+
 }  // namespace
+
+bool stopRequested() { return currentStop && currentStop->load(std::memory_order_acquire); }
+
+StopScope::StopScope(const std::atomic<bool>& stop) : previous_(currentStop) { currentStop = &stop; }
+StopScope::~StopScope() { currentStop = previous_; }
 
 int coreBudget() {
   static const int cores = static_cast<int>(environmentCount(

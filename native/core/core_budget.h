@@ -6,6 +6,8 @@
 // can finish alone (the host-copy team) takes a core only if one is free, and never waits.
 #pragma once
 
+#include <atomic>
+
 namespace cuda_matmul {
 
 class CoreLease {
@@ -24,6 +26,22 @@ class CoreLease {
 
  private:
   int cores_;
+};
+
+// Whether the work on this thread should stop before it starts computing: the stop flag of the JavaScript
+// environment the work is for, set by the binding around each thread-pool task (StopScope). A product that waited
+// for cores checks it once it has them, so a terminated Worker no longer waits for products that had only begun
+// to wait: the pool threads queued behind the budget computed theirs one after another (teardown.test.ts).
+bool stopRequested();
+class StopScope {
+ public:
+  explicit StopScope(const std::atomic<bool>& stop);
+  ~StopScope();
+  StopScope(const StopScope&) = delete;
+  StopScope& operator=(const StopScope&) = delete;
+
+ private:
+  const std::atomic<bool>* previous_;
 };
 
 // How many cores of the budget no lease holds at this moment (it may change at once): how many helpers are worth

@@ -131,6 +131,8 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
   // The team's cores, this thread's included, leased from the budget that leaves the JavaScript thread its core
   // (core/core_budget.h): with other products running it may be smaller than the work would take.
   CoreLease lease(chooseThreadCount(m, k, n, kernel.mr));
+  if (stopRequested())
+    throw MatmulError(ErrorKind::Failure, "the product was dropped: its JavaScript environment is ending");
   const int wanted = lease.cores();
   // Every buffer is allocated here, before any thread starts, so a failure is a plain exception to the caller.
   const int64_t panelColumns = (std::min(NC, n) + kernel.nr - 1) / kernel.nr * kernel.nr;
