@@ -44,14 +44,20 @@ function specialOperands(m, k, n) {
   return [a, b];
 }
 
-// The numbers a PyTorch script prints (the same-run anchor), or null, said on stderr, where this host has none.
-function pytorchNumbers(script) {
+// What a helper program prints, or null, said on stderr as `what` unavailable, where this host cannot run it.
+function outputOf(file, args, what) {
   try {
-    return execFileSync('python3', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim().split(/\s+/).map(Number);
+    return execFileSync(file, args, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
   } catch (error) {
-    console.error(`PyTorch baseline unavailable: ${String(error.stderr || error).split('\n').slice(-2).join(' ')}`);
+    console.error(`${what} unavailable: ${String(error.stderr || error).split('\n').slice(-2).join(' ')}`);
     return null;
   }
 }
 
-module.exports = { random, relativeError, specialOperands, pytorchNumbers };
+// The numbers a PyTorch script prints (the same-run anchor), or null where this host has no PyTorch.
+function pytorchNumbers(script) {
+  const output = outputOf('python3', ['-c', script], 'PyTorch baseline');
+  return output === null ? null : output.trim().split(/\s+/).map(Number);
+}
+
+module.exports = { random, relativeError, specialOperands, outputOf, pytorchNumbers };

@@ -8,9 +8,8 @@
 // kernel alone over as many launches back to back as that row issues (its first round and 5 timed: 240): the GPU
 // reaches its power cap within a few hundred, so a shorter run would flatter the kernel (bench/NOTES.md).
 'use strict';
-const { execFileSync } = require('child_process');
 const { Matrix, gemm, matmul } = require('..');
-const { pytorchNumbers, random } = require('./inputs');
+const { outputOf, pytorchNumbers, random } = require('./inputs');
 
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
@@ -134,15 +133,9 @@ print(awaited(1024, 300), awaited(512, 300), queued(1024, False, 40, 9), queued(
 // The wgmma tf32 kernel alone on a given Bᵀ, `launches` back to back, from a build of bench/kernels.cu: TFLOP/s.
 function kernelAlone(launches) {
   const binary = process.env.CUDA_MATMUL_KERNELS_BIN;
-  if (!binary) return null;
-  try {
-    const output = execFileSync(binary, ['4096x4096x4096', `--back-to-back=${launches}`], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-    const line = output.split('\n').find((l) => l.includes('wgmma 128x256, Bᵀ given') && l.includes(`${launches} back to back`));
-    return line ? Number(line.trim().split(/\s+/).at(-3)) : null;
-  } catch (error) {
-    console.error(`kernel alone unavailable: ${String(error.stderr || error).split('\n').slice(-2).join(' ')}`);
-    return null;
-  }
+  const output = binary ? outputOf(binary, ['4096x4096x4096', `--back-to-back=${launches}`], 'kernel alone') : null;
+  const line = output?.split('\n').find((l) => l.includes('wgmma 128x256, Bᵀ given') && l.includes(`${launches} back to back`));
+  return line ? Number(line.trim().split(/\s+/).at(-3)) : null;
 }
 
 async function main() {

@@ -58,7 +58,8 @@ std::unique_ptr<Work> startInline(const KernelPlan& plan, const GemmRequest& r) 
   if (!takesInlineRoute(plan, r)) return nullptr;
   checkCuda(cudaSetDevice(r.choice.device), "cudaSetDevice");
   auto product = std::make_unique<InlineProduct>(r.choice.device, r.shape, r.c);
-  product->layout().copyInClassified(r.a, r.b, product->base());
+  product->layout().copyIn(r.a, r.b, product->base());
+  product->layout().classify(r.a, r.b, product->base());
   const KernelVariant& kernel = *plan.variant;
   kernel.launch(product->layout().operands(product->base()), plan.precision, product->stream());
   checkCuda(cudaGetLastError(), kernel.name);

@@ -22,7 +22,7 @@ struct StagedProduct {
 
   double bytes() const { return (double(aFloats) + double(bFloats) + double(cFloats) + 4) * sizeof(float); }
   // The operands of a kernel launch on this layout starting at `base` (host or device memory), A and B as stored,
-  // with the classes words copyInClassified() fills.
+  // with the classes words classify() fills.
   GemmOperands operands(float* base) const {
     GemmOperands o{base, b(base), c(base), shape.m, shape.k, shape.n, lda, ldb, ldc};
     o.exactB = o.b;
@@ -41,13 +41,12 @@ struct StagedProduct {
     parallelCopyRows(this->b(base), sizeof(float) * ldb, b, sizeof(float) * shape.colsB(), sizeof(float) * shape.colsB(),
                      shape.rowsB());
   }
-  // copyIn, on this thread, with A's and B's magnitude classes found in the same pass into the layout's two words:
-  // for a kernel reading the layout where it is (the inline route; the staged route's ProductLaunch finds them on
-  // the device). One pass instead of two: the inline route runs on the JavaScript thread.
-  void copyInClassified(const float* a, const float* b, float* base) const {
+  // A's and B's magnitude classes into the layout's two words, for a kernel reading the layout where it is (the
+  // inline route; the staged route's ProductLaunch finds them on the device).
+  void classify(const float* a, const float* b, float* base) const {
     auto* classes = reinterpret_cast<uint32_t*>(base + aFloats + bFloats + cFloats);
-    classes[0] = copyClassified(base, lda, a, shape.rowsA(), shape.colsA());
-    classes[1] = copyClassified(this->b(base), ldb, b, shape.rowsB(), shape.colsB());
+    classes[0] = classesOf(a, shape.rowsA() * shape.colsA());
+    classes[1] = classesOf(b, shape.rowsB() * shape.colsB());
   }
   // The product from the layout at `base` into the caller's m×n C: copied, or combined when α, β ask for it.
   void copyOut(const float* base, float* out) const {
@@ -62,17 +61,9 @@ struct StagedProduct {
   int64_t lda, ldb, ldc, aFloats, bFloats, cFloats;
 
  private:
-  // rows×cols floats from src (row pitch cols) to dst (row pitch ld); returns their magnitude classes, ORed.
-  static uint32_t copyClassified(float* dst, int64_t ld, const float* src, int64_t rows, int64_t cols) {
+  static uint32_t classesOf(const float* x, int64_t count) {
     uint32_t seen = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-      const float* from = src + r * cols;
-      float* to = dst + r * ld;
-      for (int64_t c = 0; c < cols; ++c) {
-        to[c] = from[c];
-        seen |= magnitudeClass(from[c]);
-      }
-    }
+    for (int64_t i = 0; i < count; ++i) seen |= magnitudeClass(x[i]);
     return seen;
   }
 };
