@@ -1,7 +1,7 @@
 // GPU kernel benchmark: our kernels against cuBLAS (fp32 SGEMM and TF32) on device-resident data, timed with
 // CUDA events. It includes the product's kernel sources and tile rule directly, so it times exactly what
 // ships; "auto" is the kernel and tile that kernel: 'auto' picks for the shape. --tune adds every mma tile
-// and configurations not built into the product; --back-to-back also times each kernel 40 times queued at once
+// and configurations not built into the product, and every wgmma tile; --back-to-back also times each kernel 40 times queued at once
 // (--back-to-back=N: N times; the H100 reaches its power cap within a few hundred, bench/NOTES.md).
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I native bench/kernels.cu -lcublas -o kernels && ./kernels [sizes...]
 // On an H100/H200, -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA adds the wgmma kernel (step 3),
@@ -195,10 +195,11 @@ cuda_matmul::KernelPlan planOf(cuda_matmul::Kernel kernel, cuda_matmul::Precisio
   return cuda_matmul::planKernel(kernel, precision, p.m, p.k, p.n, {props.major, props.minor, props.multiProcessorCount});
 }
 
-// A plan that runs one given variant of the mma kernel (--tune).
-cuda_matmul::KernelPlan mmaVariant(const cuda_matmul::KernelVariant& variant, cuda_matmul::Precision precision) {
+// A plan that runs one given variant of a kernel (--tune).
+cuda_matmul::KernelPlan variantPlan(cuda_matmul::Kernel kernel, const cuda_matmul::KernelVariant& variant,
+                                    cuda_matmul::Precision precision) {
   cuda_matmul::KernelPlan plan;
-  plan.row = &cuda_matmul::kernelRow(cuda_matmul::Kernel::Mma);
+  plan.row = &cuda_matmul::kernelRow(kernel);
   plan.variant = &variant;
   plan.precision = precision;
   return plan;
@@ -224,10 +225,13 @@ std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props,
     }
   }
   if (tune) {
-    for (const auto& kernel : kernelRow(Kernel::Mma).variants(Precision::Fp32))
-      list.push_back({kernel.name, false, product(mmaVariant(kernel, Precision::Fp32), p.bt)});
-    for (const auto& kernel : kernelRow(Kernel::Mma).variants(Precision::Tf32))
-      list.push_back({std::string(kernel.name) + " tf32", true, product(mmaVariant(kernel, Precision::Tf32), p.bt)});
+    for (const Kernel kernel : {Kernel::Mma, Kernel::Wgmma}) {
+      if (!runsOn(kernelRow(kernel), props.major, props.minor)) continue;
+      for (const auto& variant : kernelRow(kernel).variants(Precision::Fp32))
+        list.push_back({variant.name, false, product(variantPlan(kernel, variant, Precision::Fp32), p.bt)});
+      for (const auto& variant : kernelRow(kernel).variants(Precision::Tf32))
+        list.push_back({std::string(variant.name) + " tf32", true, product(variantPlan(kernel, variant, Precision::Tf32), p.bt)});
+    }
     constexpr Precision fp32 = Precision::Fp32, tf32 = Precision::Tf32;
     list.push_back({"t 128x128 w64x32 k16s4", false, variant<MmaConfig<128, 128, 16, 2, 4, 4>, fp32>()});
     list.push_back({"t 128x128 w32x64 k16s4", false, variant<MmaConfig<128, 128, 16, 4, 2, 4>, fp32>()});

@@ -69,7 +69,7 @@ void launchMuld(const GemmOperands& o, Precision, cudaStream_t stream) {
   Muld<<<dimGrid, dimBlock, 0, stream>>>(o.a, o.lda, o.b, o.ldb, o.m, o.k, o.n, o.c, o.ldc, o.sliceDepth, o.sliceStride);
 }
 
-constexpr KernelVariant kMuldVariants[] = {{"muld", launchMuld, {BLOCK_SIZE, BLOCK_SIZE}}};
+constexpr KernelVariant kMuldVariants[] = {{"muld", launchMuld, {BLOCK_SIZE, BLOCK_SIZE}, false}};
 
 }  // namespace
 

@@ -107,7 +107,7 @@ void launchBlockTile(const GemmOperands& o, Precision, cudaStream_t stream) {
                                           o.sliceStride);
 }
 
-constexpr KernelVariant kBlockTileVariants[] = {{"blocktile", launchBlockTile, {BM, BN}}};
+constexpr KernelVariant kBlockTileVariants[] = {{"blocktile", launchBlockTile, {BM, BN}, false}};
 
 }  // namespace
 

@@ -246,7 +246,7 @@ using Mma64x64 = MmaConfig<64, 64, 16, 2, 2, 4>;
 
 template <class Cfg>
 constexpr KernelVariant variant(const char* name) {
-  return {name, launchMma<Cfg>, {Cfg::BM, Cfg::BN}};
+  return {name, launchMma<Cfg>, {Cfg::BM, Cfg::BN}, false};
 }
 constexpr KernelVariant kMmaVariants[] = {variant<Mma128x128>("mma 128x128"), variant<Mma128x64>("mma 128x64"),
                                        variant<Mma64x128>("mma 64x128"), variant<Mma64x64>("mma 64x64")};

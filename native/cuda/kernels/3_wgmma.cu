@@ -29,6 +29,9 @@
 // smaller tile keeps 4–6 stages in flight). The tensor cores add into fp32 accumulators rounding toward zero:
 // summed straight into the accumulators the error grew with K (2.9e-5 at 4096³, 26× cuBLAS SGEMM's), so each
 // stage's products start from zero and are added with round-to-nearest FADDs.
+// Block tiles: tf32 128×256, with 128×128 and 128×64 for narrow products and grids under one wave; fp32 128×128,
+// 128×64 and 128×32 (choose.h, chooseVariant). The narrow tf32 tiles took 100000×768×64 from 51 to 77 TFLOP/s
+// (2.27× cuBLAS TF32) and 1024³ from 60 to 86 (1.32×).
 // Measured on an H100 (bench/NOTES.md, step 3): tf32 4096³ 387 TFLOP/s alone, 338 with the transpose of B,
 // against cuBLAS TF32's 386 (0.87×; mma's tf32 mode 140); 8192³ 373 against 404; error 2.6e-4, as cuBLAS's.
 // fp32 4096³ 125.6 TFLOP/s with the transpose, 2.49× cuBLAS SGEMM (mma: 1.00×), error 3.1e-7 against 1.1e-6;
@@ -151,6 +154,19 @@ __device__ __forceinline__ uint64_t sharedDescriptor(const void* tile) {
 // loadFragmentA) · B (8×N, tf32, from shared memory), + d if `accumulate`; for the block widths the variants use.
 template <int N>
 __device__ __forceinline__ void wgmma64xNx8(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b, bool accumulate);
+
+template <>
+__device__ __forceinline__ void wgmma64xNx8<32>(float (&d)[16], const uint32_t (&a)[4], uint64_t b, bool accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred accumulate;\n"
+      "setp.ne.b32 accumulate, %21, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, accumulate, 1, 1;\n"
+      "}\n"
+      : D8(0), D8(8)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
+}
 
 template <>
 __device__ __forceinline__ void wgmma64xNx8<64>(float (&d)[32], const uint32_t (&a)[4], uint64_t b, bool accumulate) {
@@ -449,11 +465,13 @@ void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream
 
 template <int COLS, bool SPLIT>
 constexpr KernelVariant variant(const char* name) {
-  return {name, launchWgmma<Tile<COLS, SPLIT>>, {kBlockRows, COLS}};
+  return {name, launchWgmma<Tile<COLS, SPLIT>>, {kBlockRows, COLS}, true};
 }
-constexpr KernelVariant kTf32Variants[] = {variant<256, false>("wgmma 128x256")};
+constexpr KernelVariant kTf32Variants[] = {variant<256, false>("wgmma 128x256"), variant<128, false>("wgmma 128x128"),
+                                           variant<64, false>("wgmma 128x64")};
 constexpr KernelVariant kFp32Variants[] = {variant<128, true>("wgmma 3xTF32 128x128"),
-                                           variant<64, true>("wgmma 3xTF32 128x64")};
+                                           variant<64, true>("wgmma 3xTF32 128x64"),
+                                           variant<32, true>("wgmma 3xTF32 128x32")};
 
 }  // namespace
 

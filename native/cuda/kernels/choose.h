@@ -15,13 +15,15 @@ struct DeviceCaps {
   int major = 0, minor = 0, multiprocessors = 1;
 };
 
-// Whether the wgmma kernel (on an H100/H200) beats mma for an m×k×n product (bench/NOTES.md, step 3): in tf32 from
-// 1024×1024 outputs, with k deep enough to pay for transposing B; below, and for skinny products, mma's smaller
-// tiles win (64×768×100000: 0.35× cuBLAS TF32 with wgmma, 0.96× with mma). In fp32 (3xTF32, three products
-// per step, so the transpose weighs a third as much) from 256 rows, 64 columns and k 256: 256³ 1.44× cuBLAS
-// SGEMM against mma's 1.37×, 100000×768×64 1.67× against 1.02×; at 1000×128×1000 mma wins (1.39× against 1.28×).
+// Whether the wgmma kernel (on an H100/H200) beats mma for an m×k×n product (bench/NOTES.md, step 3), its
+// transpose of B included. In tf32 from 512 rows, 64 columns and k 256, since it has 128×128 and 128×64 tiles
+// beside 128×256: 1000³ 1.27× cuBLAS TF32 against mma's 0.83×, 100000×768×64 2.27× against 1.58×; 512³ ties, 256³
+// and 64×768×100000 (whose 768×100000 B costs more to transpose than to multiply) stay on mma. In fp32 (3xTF32,
+// three products per step, so the transpose weighs a third as much) from 256 rows, 64 columns and k 256: 256³
+// 1.23× cuBLAS SGEMM against mma's 1.22×, 100000×768×64 1.59× against 0.96×; at 1000×128×1000 mma wins (1.39×
+// against 1.28×).
 inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
-  if (precision == Precision::Tf32) return m >= 1024 && n >= 1024 && k >= 256;
+  if (precision == Precision::Tf32) return m >= 512 && n >= 64 && k >= 256;
   return m >= 256 && n >= 64 && k >= 256;
 }
 
@@ -35,16 +37,17 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
   return runsOn(kernelRow(Kernel::Mma), device.major, device.minor) ? Kernel::Mma : Kernel::BlockTile;
 }
 
-// Which block tile a kernel with several (mma) uses for an m×n product. Measured on an H100 (bench/NOTES.md,
-// step 2):
+// Which block tile a kernel with several (mma, wgmma) uses for an m×n product. Measured on an H100 (bench/NOTES.md,
+// steps 2 and 3):
 //   - 128×128 tiles reuse each loaded element most and win once the grid fills the GPU
-//     (2048³ and up: 1.04× cuBLAS against 0.85–0.91× for the smaller tiles);
+//     (2048³ and up: 1.04× cuBLAS against 0.85–0.91× for the smaller tiles); wgmma's tf32 mode has a 128×256 tile,
+//     which wins there too (4096³: cuBLAS TF32's speed);
 //   - a side of 64 or less gets a 64-wide tile, not a half-empty 128 one (64×768×100000: 0.95× with 64×128,
 //     0.58× with 128×128; 100000×768×64: 1.03× with 128×64);
 //   - a grid of under 1.5 blocks per multiprocessor leaves SMs idle, so the tile shrinks until it is not
-//     (1024³: 64 blocks of 128×128 reach 0.62×, 256 blocks of 64×64 1.12×).
-// A kernel without some of these shapes keeps the tiles it has: wgmma's fp32 mode has 128×128 and 128×64 (shrinking
-// only its columns), its tf32 mode one tile.
+//     (1024³: 64 blocks of 128×128 reach 0.62×, 256 blocks of 64×64 1.12×). A kernel whose block takes a whole
+//     SM (wgmma) shrinks only while the smaller tile's grid still fits one wave: a second wave of half-size blocks
+//     takes as long as one wave of whole ones. wgmma has no 64-row tile; it shrinks its columns, to 32 in fp32.
 inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, int64_t n,
                                           int multiprocessors) {
   auto find = [&](int64_t rows, int64_t cols) -> const KernelVariant* {
@@ -53,10 +56,13 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
     return nullptr;
   };
   int64_t rows = m <= 64 && find(64, n <= 64 ? 64 : 128) ? 64 : 128, cols = n <= 64 ? 64 : 128;
+  if (n > 128 && find(rows, 256)) cols = 256;
   auto blocks = [&] { return ((m + rows - 1) / rows) * ((n + cols - 1) / cols); };
-  while (2 * blocks() < 3 * static_cast<int64_t>(multiprocessors)) {
-    if (cols == 128 && find(rows, 64))
-      cols = 64;
+  const bool waves = find(rows, cols) && find(rows, cols)->wholeSm;
+  while (2 * blocks() < 3 * static_cast<int64_t>(multiprocessors) &&
+         (!waves || 2 * blocks() <= static_cast<int64_t>(multiprocessors))) {
+    if (cols > 32 && find(rows, cols / 2))
+      cols /= 2;
     else if (rows == 128 && find(64, cols))
       rows = 64;
     else

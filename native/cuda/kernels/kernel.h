@@ -54,6 +54,8 @@ struct KernelVariant {
   const char* name;  // for messages and benchmarks: "mma 128x64"
   LaunchFunction launch;
   TileShape tile;
+  bool wholeSm;  // a block takes a whole multiprocessor (wgmma: ~200 KB of shared memory), so a grid runs in waves
+                 // of one block per SM (choose.h, chooseVariant)
 };
 
 // A kernel's variants, as its file lists them (the CUDA files are C++17: no std::span).
