@@ -2,7 +2,7 @@
 // Runs every CUDA kernel once on edge shapes, for compute-sanitizer:
 //   compute-sanitizer --tool memcheck node bench/sanitize-shapes.js   (also --tool racecheck)
 'use strict';
-const { matmulSync, gemm, info, Matrix } = require('..');
+const { matmul, matmulSync, gemm, info, Matrix } = require('..');
 const { random, relativeError } = require('./inputs');
 
 // [2100, 67, 1999] to [33, 9, 25601] make the plan pick each of mma's larger block tiles (test/helpers.ts,
@@ -73,5 +73,13 @@ for (const { kernel, precision, tolerance } of RUNS) {
     if (!(error < 1e-5)) failures++;
     console.log(`Matrix after a write ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }
+  // Small products issued at once: all but the first are gathered and run as batches (grouped Muld).
+  const small = [[1, 1, 1], [1, 700, 1], [33, 1, 17], [97, 131, 61], [128, 128, 128], [300, 64, 1], [5, 2, 7]];
+  const gathered = Array.from({ length: 70 }, (_, i) => small[i % small.length]).map(([m, k, n]) => ({ m, k, n, a: random(m * k), b: random(k * n) }));
+  const results = await Promise.all(gathered.map(({ a, b, m, k, n }) => matmul(a, b, { m, k, n })));
+  let worst = 0;
+  gathered.forEach(({ a, b, m, k, n }, i) => (worst = Math.max(worst, errorOf(results[i], a, b, m, k, n))));
+  if (!(worst < 1e-5)) failures++;
+  console.log(`gathered small products (${gathered.length} at once): worst relative error vs CPU ${worst.toExponential(2)}`);
   process.exit(failures ? 1 : 0);
 })();

@@ -1,7 +1,9 @@
 // cuda-matmul's API: C = A·B for row-major Float32Arrays on an NVIDIA GPU, or on the CPU when none is usable;
 // Matrix (matrix.ts) for data that stays on the GPU between products.
-// Data flow (ARCHITECTURE.md): this file → validate.ts (arguments) → native.ts (binding) → native/binding/
+// Data flow (ARCHITECTURE.md): this file → validate.ts (arguments) → batching.ts (small products made while
+// others run are gathered into one batch) → native.ts (binding) → native/binding/
 // → native/core/plan.cpp (backend) → native/cuda/ (transfer route → kernel) or native/cpu/ → the result array.
+import { multiplySmall } from './batching';
 import { native } from './native';
 import { readMatmul, validateHostArray, validateHostLength } from './validate';
 import type { Info, MatmulOptions, Shape } from './types';
@@ -28,7 +30,7 @@ export function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?:
   try {
     const call = readMatmul(a, b, shape, options);
     startIdleTrimming();
-    return native.matmul(call.a, call.b, call.shape, call.options);
+    return multiplySmall(call) ?? native.matmul(call.a, call.b, call.shape, call.options);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -12,6 +12,7 @@
 #include "binding/async_task.h"
 #include "binding/calls.h"
 #include "binding/environment.h"
+#include "binding/gathered.h"
 #include "binding/host_arrays.h"
 #include "binding/js_errors.h"
 #include "binding/matrix_binding.h"
@@ -75,6 +76,7 @@ Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
 // The process (or this worker) is exiting: products queued here and not yet started are dropped.
 Napi::Value Shutdown(const Napi::CallbackInfo& info) {
   stopTasks(info.Env());
+  dropGathered(info.Env());
   return info.Env().Undefined();
 }
 
@@ -116,6 +118,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("shutdown", Napi::Function::New(env, cuda_matmul::Shutdown, "shutdown"));
   exports.Set("options", Napi::Function::New(env, cuda_matmul::Options, "options"));
   cuda_matmul::initMatrixBinding(env, exports);
+  cuda_matmul::initGatheredBinding(env, exports);
   return exports;
 }
 

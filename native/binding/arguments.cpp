@@ -232,6 +232,30 @@ ArrayCall parseMatmulCall(const Napi::CallbackInfo& info) {
   return call;
 }
 
+GatheredCall parseGatheredCall(const Napi::CallbackInfo& info) {
+  GatheredCall call;
+  SmallProduct& p = call.product;
+  p.m = requireCount(info[2], "m");
+  p.k = requireCount(info[3], "k");
+  p.n = requireCount(info[4], "n");
+  const int64_t floats = checkedProduct(p.m, p.k, "m·k") + checkedProduct(p.k, p.n, "k·n") + checkedProduct(p.m, p.n, "m·n");
+  if (floats > kGatheredMaxFloats || p.k > kGatheredMaxDepth)
+    fail(ErrorKind::Range, "shape: a gathered product holds at most " + std::to_string(kGatheredMaxFloats) +
+                               " elements of A, B and C together, with k at most " + std::to_string(kGatheredMaxDepth));
+  call.a = HeldArray::take(info[0], "a");
+  call.b = HeldArray::take(info[1], "b");
+  call.c = HeldArray::take(info[5], "out");
+  requireLength(call.a, "a", p.m * p.k, "m·k");
+  requireLength(call.b, "b", p.k * p.n, "k·n");
+  requireLength(call.c, "out", p.m * p.n, "m·n");
+  if (overlaps(call.c, call.a) || overlaps(call.c, call.b))
+    fail(ErrorKind::Range, "out: must not share memory with a or b (inputs are never modified)");
+  p.a = call.a.data();
+  p.b = call.b.data();
+  p.c = call.c.data();
+  return call;
+}
+
 MatrixSource parseMatrixSource(const Napi::CallbackInfo& info) {
   const int64_t rows = requireCount(info[1], "rows");
   const int64_t cols = requireCount(info[2], "cols");

@@ -43,6 +43,16 @@ GemmShape parseGemmShape(const Napi::Object& args);
 // A batch of gemm on Matrices (batch, strideA, strideB, strideC, in rows), defaults stacking the operands.
 RowBatch parseRowBatch(const Napi::Object& args, const GemmShape& shape);
 
+// A small product gathered for the next batch (gathered.cpp): its arrays, held until the batch has run.
+struct GatheredCall {
+  SmallProduct product;  // pointers into the arrays below
+  HeldArray a, b, c;
+};
+
+// native.gather(a, b, m, k, n, out): m·k + k·n + m·n at most kGatheredMaxFloats and k at most kGatheredMaxDepth
+// (core/request.h), out a Float32Array of m·n elements sharing no memory with a or b.
+GatheredCall parseGatheredCall(const Napi::CallbackInfo& info);
+
 // native.matrixFrom(data, rows, cols, { backend, device }): data.length must be rows·cols.
 struct MatrixSource {
   HeldArray data;

@@ -64,6 +64,10 @@ class ComputeBackend {
   // JavaScript thread), else returned for wait() to run.
   virtual std::unique_ptr<Work> startGemm(const GemmRequest& request) = 0;
 
+  // Small products from host arrays (core/request.h, SmallProduct) as one batch on `device`, in fp32; the binding
+  // holds their arrays until the Work is done.
+  virtual std::unique_ptr<Work> startGathered(std::vector<SmallProduct> products, int device) = 0;
+
   // Matrices. upload and allocate run on the calling thread; enqueueGemm and enqueueDownload return at once,
   // with the operation queued after every one issued before it on the same matrices (program order).
   virtual std::shared_ptr<MatrixStorage> upload(const float* data, int64_t rows, int64_t cols, int device,

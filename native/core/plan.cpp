@@ -89,6 +89,10 @@ std::unique_ptr<Work> startGemm(const GemmRequest& r) {
   return backend.startGemm(r);
 }
 
+std::unique_ptr<Work> startGathered(std::vector<SmallProduct> products) {
+  return resolveBackend(Choice{}).startGathered(std::move(products), 0);
+}
+
 std::shared_ptr<MatrixData> uploadMatrix(const float* data, int64_t rows, int64_t cols, const Choice& choice,
                                          bool pinned) {
   ComputeBackend& backend = resolveBackend(choice);

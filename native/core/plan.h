@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "core/matrix_data.h"
 #include "core/request.h"
@@ -15,6 +16,10 @@ namespace cuda_matmul {
 
 // gemm (and matmul, gemm with batch 1) on host arrays: checked and started; the binding completes the Work.
 std::unique_ptr<Work> startGemm(const GemmRequest& request);
+
+// Small products gathered while the device was busy (lib/batching.ts), run as one batch where 'auto' runs
+// (CUDA when usable, else the CPU), on device 0.
+std::unique_ptr<Work> startGathered(std::vector<SmallProduct> products);
 
 // Matrices (lib/matrix.ts). upload and allocate run on the calling thread (a thread-pool thread).
 std::shared_ptr<MatrixData> uploadMatrix(const float* data, int64_t rows, int64_t cols, const Choice& choice, bool pinned);

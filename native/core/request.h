@@ -49,6 +49,19 @@ struct GemmRequest {
   float* cOf(int64_t i) const { return c + i * strideC; }
 };
 
+// Small products gathered from host arrays while the device was busy (lib/batching.ts), run as one batch: each
+// C (m×n) = A (m×k) · B (k×n), row-major and unpadded, in fp32 (a 'tf32' request only permits less).
+struct SmallProduct {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  int64_t m = 0, k = 0, n = 0;
+};
+// What a gathered product keeps within: A, B and C at most 256 KiB together (the inline route's bound, 128³), and
+// k at most 1024, so that one fp32 running sum per element keeps fp32's accuracy (Muld's slice depth, registry.h).
+constexpr int64_t kGatheredMaxFloats = 64 * 1024;
+constexpr int64_t kGatheredMaxDepth = 1024;
+
 // gemm on Matrices: `count` products stacked by rows. The i-th reads rows i·strideA… of A (as many as A's
 // stored shape has) and i·strideB… of B, and writes rows i·strideC… of C. spanA, spanB and spanC: the rows the
 // whole batch covers, (count − 1)·stride + rows of one product.

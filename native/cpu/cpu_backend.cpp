@@ -127,6 +127,17 @@ class CpuBackend final : public ComputeBackend {
     });
   }
 
+  std::unique_ptr<Work> startGathered(std::vector<SmallProduct> products, int) override {
+    return std::make_unique<HostWork>([products = std::move(products)] {
+      for (const SmallProduct& p : products) {
+        if (p.k == 0)
+          std::fill(p.c, p.c + p.m * p.n, 0.0f);
+        else
+          gemmStep(p.a, p.b, p.c, GemmShape{p.m, p.k, p.n});
+      }
+    });
+  }
+
   std::shared_ptr<MatrixStorage> upload(const float* data, int64_t rows, int64_t cols, int, bool) override {
     return std::make_shared<HostMatrix>(std::vector<float>(data, data + rows * cols));
   }

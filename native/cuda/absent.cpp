@@ -18,6 +18,7 @@ class AbsentCuda final : public ComputeBackend {
   }
   void checkRoom(const GemmShape&, int, const std::function<std::string()>&) const override { unavailable(); }
   std::unique_ptr<Work> startGemm(const GemmRequest&) override { unavailable(); }
+  std::unique_ptr<Work> startGathered(std::vector<SmallProduct>, int) override { unavailable(); }
   std::shared_ptr<MatrixStorage> upload(const float*, int64_t, int64_t, int, bool) override { unavailable(); }
   std::shared_ptr<MatrixStorage> allocate(int64_t, int64_t, int) override { unavailable(); }
   std::unique_ptr<Work> enqueueGemm(const MatrixData&, const MatrixData&, const MatrixData&, const GemmShape&,

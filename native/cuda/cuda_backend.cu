@@ -74,6 +74,11 @@ class CudaBackend final : public ComputeBackend {
     return startHostGemm(plan(r.choice, r.shape), r);
   }
 
+  std::unique_ptr<Work> startGathered(std::vector<SmallProduct> products, int device) override {
+    deviceAt(device);
+    return std::make_unique<HostWork>([products = std::move(products), device] { runGathered(products, device); });
+  }
+
   std::shared_ptr<MatrixStorage> upload(const float* data, int64_t rows, int64_t cols, int device, bool pinned) override {
     return uploadResident(device, data, rows, cols, pinned);
   }

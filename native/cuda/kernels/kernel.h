@@ -91,6 +91,18 @@ class SharedMemoryOptIn {
 // and stores whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001).
 inline int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
 
+// One product of a gathered batch on the device (grouped_muld.cu): A, B and C at these float offsets from the
+// batch's buffer, row-major and unpadded; its blocks are firstBlock … firstBlock + groupedMuldBlocks(m, n) − 1,
+// blockCols to a row of its tiles of C. The table lists products in order of firstBlock, from 0.
+struct GroupedProduct {
+  int64_t a, b, c;
+  int32_t m, k, n, firstBlock, blockCols, unused;
+};
+int groupedMuldBlocks(int64_t m, int64_t n);
+int groupedMuldBlockCols(int64_t n);
+// Every product of `table` (in device memory, `count` of them, `blocks` blocks in all) on `stream`.
+void launchGroupedMuld(const GroupedProduct* table, int count, int blocks, float* base, cudaStream_t stream);
+
 // *classes |= the magnitude classes (helpers.cuh) of a rows×cols matrix with row pitch `pitch`, on `stream`
 // (launch.cu).
 void launchClassify(const float* x, int64_t pitch, int64_t rows, int64_t cols, uint32_t* classes, cudaStream_t stream);

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "core/request.h"
 #include "core/work.h"
@@ -31,6 +32,10 @@ constexpr int kMaxInline = 4;
 // Starts the request's route: the inline one now, from the calling (JavaScript) thread, with the Work polled;
 // the others when the Work is waited for, on a thread-pool thread. The request's arrays outlive the Work.
 std::unique_ptr<Work> startHostGemm(const KernelPlan& plan, const GemmRequest& request);
+
+// The gathered route (gathered_products.cu): small products gathered while the device was busy, as one batch on
+// the calling thread (a thread-pool thread): chunks of one staging buffer, one copy each way and one launch each.
+void runGathered(const std::vector<SmallProduct>& products, int device);
 
 // The inline route, when the request may take it (inline_product.cu); nullptr otherwise.
 std::unique_ptr<Work> startInline(const KernelPlan& plan, const GemmRequest& request);
