@@ -14,11 +14,11 @@ import type { MatmulCall } from './validate';
 const MAX_FLOATS = 64 * 1024;
 const MAX_DEPTH = 1024;
 
-// A batch starts once 7.5 MiB is gathered (a staging buffer of 8 MiB also holds the table of products), so that
-// batches run while calls are still being made, up to one per thread of libuv's default pool; the rest start as
-// work in flight ends.
+// A batch holds at most 7.5 MiB of products (a staging buffer of 8 MiB also holds their table) and starts as soon
+// as it is full, so that batches run while calls are still being made, up to one per thread of libuv's default
+// pool; the others start as work in flight ends.
 const BATCH_FLOATS = 1920 * 1024;
-const MAX_BATCHES = 4;
+const MAX_RUNNING = 4;
 
 interface Waiting {
   out: Float32Array;
@@ -27,9 +27,13 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
+interface Batch {
+  calls: Waiting[];
+  floats: number;
+}
+
 let running = 0; // small calls in flight: lone ones and batches
-let waiting: Waiting[] = []; // gathered, not yet started; never left behind: while any is, something runs
-let waitingFloats = 0;
+const batches: Batch[] = []; // gathered in this order, not yet started; while any is, something runs
 let cudaUsable: boolean | undefined;
 
 // Small, on 'auto' kernel and device 0, where CUDA is usable (read once; elsewhere nothing is gathered).
@@ -43,35 +47,33 @@ function gatherable(call: MatmulCall): boolean {
 }
 
 function startBatch(): void {
-  const batch = waiting;
-  waiting = [];
-  waitingFloats = 0;
+  const { calls } = batches.shift()!;
   let run: Promise<void>;
   try {
-    run = native.runGathered();
+    run = native.runGathered(calls.length);
   } catch (error) {
-    for (const call of batch) call.reject(error);
+    for (const call of calls) call.reject(error);
     return;
   }
   running++;
   run.then(
     () => {
       ended();
-      for (const call of batch) {
+      for (const call of calls) {
         if (call.out.length === call.length) call.resolve(call.out);
         else call.reject(new TypeError('out: its ArrayBuffer was detached while the product ran'));
       }
     },
     (error: unknown) => {
       ended();
-      for (const call of batch) call.reject(error);
+      for (const call of calls) call.reject(error);
     },
   );
 }
 
 function ended(): void {
   running--;
-  if (waiting.length > 0 && running < MAX_BATCHES) startBatch();
+  while (batches.length > 0 && running < MAX_RUNNING) startBatch();
 }
 
 /** The product, gathered into a batch or run alone; undefined when the call is not one to gather. */
@@ -80,8 +82,9 @@ export function multiplySmall(call: MatmulCall): Promise<Float32Array> | undefin
   const { m, k, n } = call.shape;
   const out = call.options.out;
   if (running === 0) {
+    const alone = native.matmul(call.a, call.b, call.shape, call.options); // a throw here started nothing
     running++;
-    return native.matmul(call.a, call.b, call.shape, call.options).then(
+    return alone.then(
       (c) => (ended(), c),
       (error: unknown) => {
         ended();
@@ -90,8 +93,11 @@ export function multiplySmall(call: MatmulCall): Promise<Float32Array> | undefin
     );
   }
   native.gather(call.a, call.b, m, k, n, out);
-  const gathered = new Promise<Float32Array>((resolve, reject) => waiting.push({ out, length: m * n, resolve, reject }));
-  waitingFloats += m * k + k * n + m * n;
-  if (waitingFloats >= BATCH_FLOATS && running < MAX_BATCHES) startBatch();
+  const floats = m * k + k * n + m * n;
+  let last = batches[batches.length - 1];
+  if (!last || last.floats + floats > BATCH_FLOATS) batches.push((last = { calls: [], floats: 0 }));
+  last.floats += floats;
+  const gathered = new Promise<Float32Array>((resolve, reject) => last.calls.push({ out, length: m * n, resolve, reject }));
+  if (batches.length > 1 && running < MAX_RUNNING) startBatch();  // the first batch is full
   return gathered;
 }

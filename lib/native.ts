@@ -19,8 +19,8 @@ export interface NativeBinding {
   matmul(a: Float32Array, b: Float32Array, shape: object, options: object): Promise<Float32Array>;
   /** Holds one small product for the next runGathered() (native/binding/gathered.cpp). */
   gather(a: Float32Array, b: Float32Array, m: number, k: number, n: number, out: Float32Array): void;
-  /** Runs every product gathered so far as one batch; settles once all are written. */
-  runGathered(): Promise<void>;
+  /** Runs the first `count` products gathered and not yet run as one batch; settles once all are written. */
+  runGathered(count: number): Promise<void>;
   cudaInfo(): { usable: boolean; reason?: string; devices: Info['devices']; memory: Info['memory'] };
   allocHost(length: number): Float32Array;
   freeHost(array: Float32Array): void;

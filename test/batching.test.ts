@@ -54,7 +54,7 @@ describe('the native gather entry (on the backend that auto picks here)', () => 
   test('gathered products of mixed shapes come out as float64 products, each into its own out', async () => {
     const products = SHAPES.map(product);
     for (const { a, b, m, k, n, out } of products) native.gather(a, b, m, k, n, out);
-    await expect(native.runGathered()).resolves.toBeUndefined();
+    await expect(native.runGathered(products.length)).resolves.toBeUndefined();
     expectEachCorrect(products);
   });
 
@@ -64,7 +64,7 @@ describe('the native gather entry (on the backend that auto picks here)', () => 
     p.a[5 * 20 + 7] = NaN;
     p.b[4 * 11 + 6] = -Infinity;
     native.gather(p.a, p.b, p.m, p.k, p.n, p.out);
-    await native.runGathered();
+    await native.runGathered(1);
     const want = referenceProduct(p.a, p.b, p.m, p.k, p.n);
     expect(Array.from(p.out, classOf)).toEqual(Array.from(want, (x) => classOf(Math.fround(x))));
   });
@@ -87,12 +87,20 @@ describe('the native gather entry (on the backend that auto picks here)', () => 
     expect(thrownBy(() => native.gather(randomMatrix(1025), randomMatrix(1025), 1, 1025, 1, new Float32Array(1))).message).toMatch(
       /with k at most 1024/,
     );
-    await native.runGathered();
+    await native.runGathered(1);
     expectEachCorrect([good]);
   });
 
-  test('running with nothing gathered resolves at once', async () => {
-    await expect(native.runGathered()).resolves.toBeUndefined();
+  test('a batch is the first `count` products gathered, in order; asking for more than were gathered is a RangeError', async () => {
+    const products = [product([3, 4, 5]), product([6, 7, 8]), product([9, 10, 11])];
+    for (const { a, b, m, k, n, out } of products) native.gather(a, b, m, k, n, out);
+    expect(thrownBy(() => native.runGathered(4)).message).toMatch(/^count: 4 products asked for, 3 gathered/);
+    await native.runGathered(2);
+    expectEachCorrect(products.slice(0, 2));
+    expect(products[2].out.every(Number.isNaN)).toBe(true);
+    await native.runGathered(1);
+    expectEachCorrect(products);
+    await expect(native.runGathered(0)).resolves.toBeUndefined();
   });
 });
 
@@ -144,5 +152,57 @@ describeGpu(gpuSuiteName('dynamic batching of small products through matmul'), (
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+// The gathering rules alone, against a stand-in for the addon (no GPU needed): when a call goes alone, when it
+// is gathered, and that no call is ever left waiting.
+describe('the gathering rules (lib/batching.ts, with the addon stood in for)', () => {
+  type Call = Parameters<typeof import('../lib/batching').multiplySmall>[0];
+  const small = (out = new Float32Array(4)): Call => ({
+    a: new Float32Array(4),
+    b: new Float32Array(4),
+    shape: { m: 2, k: 2, n: 2 },
+    options: { out },
+  });
+
+  function load(matmul: (out: Float32Array) => Promise<Float32Array>) {
+    const stand = {
+      cudaInfo: () => ({ usable: true }),
+      matmul: jest.fn((_a: unknown, _b: unknown, _s: unknown, options: { out: Float32Array }) => matmul(options.out)),
+      gather: jest.fn(),
+      runGathered: jest.fn(async () => undefined),
+    };
+    let multiplySmall!: typeof import('../lib/batching').multiplySmall;
+    jest.isolateModules(() => {
+      jest.doMock('../lib/native', () => ({ native: stand }));
+      ({ multiplySmall } = require('../lib/batching'));
+    });
+    return { stand, multiplySmall };
+  }
+
+  test('a call made while another runs is gathered, and runs once that one ends', async () => {
+    let finish!: () => void;
+    const { stand, multiplySmall } = load((out) => new Promise((resolve) => (finish = () => resolve(out))));
+    const first = multiplySmall(small());
+    const second = multiplySmall(small());
+    expect(stand.matmul).toHaveBeenCalledTimes(1);
+    expect(stand.gather).toHaveBeenCalledTimes(1);
+    expect(stand.runGathered).not.toHaveBeenCalled();
+    finish();
+    await Promise.all([first, second]);
+    expect(stand.runGathered).toHaveBeenCalledWith(1);
+  });
+
+  test('a lone call that throws when started leaves nothing running: the next call runs alone too', async () => {
+    const { stand, multiplySmall } = load(() => {
+      throw new TypeError('out: its ArrayBuffer is resizable');
+    });
+    expect(() => multiplySmall(small())).toThrow(/resizable/);
+    stand.matmul.mockImplementation((_a, _b, _s, options) => Promise.resolve(options.out));
+    const out = new Float32Array(4);
+    const next = multiplySmall(small(out));
+    expect(stand.gather).not.toHaveBeenCalled(); // gathered, it would wait for an end that never comes
+    await expect(next).resolves.toBe(out);
   });
 });

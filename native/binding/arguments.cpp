@@ -256,6 +256,13 @@ GatheredCall parseGatheredCall(const Napi::CallbackInfo& info) {
   return call;
 }
 
+int64_t parseGatheredCount(const Napi::Value& value, int64_t gathered) {
+  const int64_t count = requireCount(value, "count");
+  if (count > gathered)
+    fail(ErrorKind::Range, "count: " + std::to_string(count) + " products asked for, " + std::to_string(gathered) + " gathered");
+  return count;
+}
+
 MatrixSource parseMatrixSource(const Napi::CallbackInfo& info) {
   const int64_t rows = requireCount(info[1], "rows");
   const int64_t cols = requireCount(info[2], "cols");

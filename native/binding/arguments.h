@@ -53,6 +53,9 @@ struct GatheredCall {
 // (core/request.h), out a Float32Array of m·n elements sharing no memory with a or b.
 GatheredCall parseGatheredCall(const Napi::CallbackInfo& info);
 
+// native.runGathered(count): at most the `gathered` products held, else a RangeError ("count: …").
+int64_t parseGatheredCount(const Napi::Value& value, int64_t gathered);
+
 // native.matrixFrom(data, rows, cols, { backend, device }): data.length must be rows·cols.
 struct MatrixSource {
   HeldArray data;

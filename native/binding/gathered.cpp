@@ -1,5 +1,6 @@
 #include "binding/gathered.h"
 
+#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -20,12 +21,15 @@ Napi::Value Gather(const Napi::CallbackInfo& info) {
   });
 }
 
-// runGathered() → Promise<undefined>: every product gathered since the last call, as one batch. Its arrays stay
-// held until the batch has run; a failure rejects the batch as a whole.
+// runGathered(count) → Promise<undefined>: the first `count` products gathered and not yet run, in the order they
+// were gathered, as one batch. Their arrays stay held until the batch has run; a failure rejects the batch as a whole.
 Napi::Value RunGathered(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    auto calls = std::make_shared<std::vector<GatheredCall>>(std::move(AddonEnvironment::of(info.Env()).gathered));
-    AddonEnvironment::of(info.Env()).gathered.clear();
+    std::vector<GatheredCall>& gathered = AddonEnvironment::of(info.Env()).gathered;
+    const int64_t count = parseGatheredCount(info[0], static_cast<int64_t>(gathered.size()));
+    auto calls = std::make_shared<std::vector<GatheredCall>>(std::make_move_iterator(gathered.begin()),
+                                                             std::make_move_iterator(gathered.begin() + count));
+    gathered.erase(gathered.begin(), gathered.begin() + count);
     std::vector<SmallProduct> products;
     products.reserve(calls->size());
     for (const GatheredCall& call : *calls) products.push_back(call.product);

@@ -1,5 +1,5 @@
 // Dynamic batching of small products from host arrays (lib/batching.ts): gather(a, b, m, k, n, out) holds one
-// product for this environment's next batch; runGathered() starts every product gathered so far as one batch
+// product for this environment's next batches; runGathered(count) starts the first `count` of them as one batch
 // (core/plan.h, startGathered) and returns a Promise that settles once all of them are written.
 #pragma once
 
