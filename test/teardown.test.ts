@@ -8,6 +8,8 @@ const BACKENDS = ['cpu', ...(require('../lib').info().backend === 'cuda' ? ['cud
 // In a worker: starts one call of the given kind, tells the parent it is in flight, and never awaits it.
 const WORKER_CALLS: Record<string, string> = {
   matmul: `matmul(a, b, { m: n, k: n, n }, { backend })`,
+  // On CUDA all but the first are gathered (lib/batching.ts): the environment ends holding their arrays.
+  'small matmuls': `matmul(a.subarray(0, 4096), b.subarray(0, 4096), { m: 64, k: 64, n: 64 }, { backend })`,
   gemm: `gemm({ a, b, c: new Float32Array(n * n), m: n, k: n, n }, { backend })`,
   'Matrix.from': `Matrix.from(a, n, n, { backend })`,
   'Matrix#matmul': `Matrix.from(a, n, n, { backend }).then((A) => A.matmul(A))`,
@@ -47,6 +49,17 @@ describe.each(BACKENDS)('teardown on backend %s', (backend) => {
       worker.once('message', () => process.exit(7));`);
     expect(result.signal).toBeNull();
     expect(result.status).toBe(7);
+    expect(result.output).not.toMatch(/terminate called|FATAL|Napi::Error/);
+  });
+
+  test('process.exit(5) with small products gathered and not yet run (on CUDA) exits with 5', () => {
+    const result = runScenario(`
+      const { matmul } = require(ROOT);
+      const a = Float32Array.from({ length: 4096 }, () => Math.random() - 0.5);
+      for (let i = 0; i < 50; i++) matmul(a, a, { m: 64, k: 64, n: 64 }, { backend: ${JSON.stringify(backend)} }).catch(() => {});
+      process.exit(5);`);
+    expect(result.signal).toBeNull();
+    expect(result.status).toBe(5);
     expect(result.output).not.toMatch(/terminate called|FATAL|Napi::Error/);
   });
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuda/check.h"
+#include "cuda/event.h"
 #include "cuda/kernels/kernel.h"
 #include "cuda/pools.h"
 #include "cuda/transfer/routes.h"
@@ -71,18 +72,6 @@ std::vector<Chunk> chunksOf(const std::vector<SmallProduct>& products) {
   return chunks;
 }
 
-class Event {
- public:
-  Event() { checkCuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate"); }
-  ~Event() { cudaEventDestroy(event_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
 // One of the two chunks in flight: its staging buffer, its device memory, and the event after its copy down.
 struct Slot {
   explicit Slot(int device) : memory(device, kStagingBytes) {}
@@ -119,7 +108,7 @@ void enqueue(const Chunk& chunk, Slot& slot, cudaStream_t stream) {
   checkCuda(cudaMemcpyAsync(staging + chunk.outputs, device + chunk.outputs, sizeof(float) * (chunk.floats - chunk.outputs),
                             cudaMemcpyDeviceToHost, stream),
             "cudaMemcpyAsync(gathered products down)");
-  checkCuda(cudaEventRecord(slot.copiedDown.get(), stream), "cudaEventRecord");
+  slot.copiedDown.record(stream);
 }
 
 }  // namespace
@@ -136,11 +125,11 @@ void runGathered(const std::vector<SmallProduct>& products, int device) {
     enqueue(chunks[i], slot, stream.get());
     if (i == 0) continue;
     Slot& previous = slots[(i - 1) % 2];
-    checkCuda(cudaEventSynchronize(previous.copiedDown.get()), "gathered products");
+    previous.copiedDown.synchronize("gathered products");
     copyOut(chunks[i - 1], products, static_cast<const float*>(previous.staging.get()));
   }
   Slot& last = slots[(chunks.size() - 1) % 2];
-  checkCuda(cudaEventSynchronize(last.copiedDown.get()), "gathered products");
+  last.copiedDown.synchronize("gathered products");
   copyOut(chunks.back(), products, static_cast<const float*>(last.staging.get()));
 }
 

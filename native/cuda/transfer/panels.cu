@@ -17,6 +17,7 @@
 
 #include "cuda/check.h"
 #include "cuda/kernels/launch.h"
+#include "cuda/event.h"
 #include "cuda/pools.h"
 #include "cuda/resident.h"
 #include "cuda/transfer/routes.h"
@@ -25,22 +26,6 @@
 
 namespace cuda_matmul {
 namespace {
-
-class Event {
- public:
-  Event() { checkCuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate"); }
-  ~Event() { cudaEventDestroy(event_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  // Makes `waiter` wait for what `stream` has been given so far.
-  void join(cudaStream_t stream, cudaStream_t waiter) {
-    checkCuda(cudaEventRecord(event_, stream), "cudaEventRecord");
-    checkCuda(cudaStreamWaitEvent(waiter, event_, 0), "cudaStreamWaitEvent");
-  }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
 
 // op(X) of an operand stored rows×cols at `stored`: the rows as they are, or, when trans, their transpose into
 // `transposed` (made here, cols×rows), on `stream`.
