@@ -216,14 +216,14 @@ ArrayCall parseMatmulCall(const Napi::CallbackInfo& info) {
   if (out.IsUndefined()) requireAllocatable(outLength, "m·n");
 
   // Then the arrays; no JavaScript runs from here on.
-  call.a = HeldArray::take(info[0], "a");
-  call.b = HeldArray::take(info[1], "b");
+  call.a = HeldArray::takeInput(info[0], "a");
+  call.b = HeldArray::takeInput(info[1], "b");
   requireLength(call.a, "a", aLength, "m·k");
   requireLength(call.b, "b", bLength, "k·n");
   if (out.IsUndefined()) {
-    call.c = HeldArray::take(Napi::Float32Array::New(info.Env(), static_cast<size_t>(outLength)), "out");
+    call.c = HeldArray::takeOutput(Napi::Float32Array::New(info.Env(), static_cast<size_t>(outLength)), "out");
   } else {
-    call.c = HeldArray::take(out, "out");
+    call.c = HeldArray::takeOutput(out, "out");
     requireLength(call.c, "out", outLength, "m·n");
     if (overlaps(call.c, call.a) || overlaps(call.c, call.b))
       fail(ErrorKind::Range, "out: must not share memory with a or b (inputs are never modified)");
@@ -242,9 +242,9 @@ GatheredCall parseGatheredCall(const Napi::CallbackInfo& info) {
   if (floats > kGatheredMaxFloats || p.k > kGatheredMaxDepth)
     fail(ErrorKind::Range, "shape: a gathered product holds at most " + std::to_string(kGatheredMaxFloats) +
                                " elements of A, B and C together, with k at most " + std::to_string(kGatheredMaxDepth));
-  call.a = HeldArray::take(info[0], "a");
-  call.b = HeldArray::take(info[1], "b");
-  call.c = HeldArray::take(info[5], "out");
+  call.a = HeldArray::takeInput(info[0], "a");
+  call.b = HeldArray::takeInput(info[1], "b");
+  call.c = HeldArray::takeInput(info[5], "out");  // the JavaScript layer resolves it
   requireLength(call.a, "a", p.m * p.k, "m·k");
   requireLength(call.b, "b", p.k * p.n, "k·n");
   requireLength(call.c, "out", p.m * p.n, "m·n");
@@ -272,7 +272,7 @@ MatrixSource parseMatrixSource(const Napi::CallbackInfo& info) {
   Choice choice;
   choice.backend = parseChoice(optionalString(options, "backend"), "backend", kBackendNames, Backend::Auto);
   choice.device = parseDevice(options);
-  HeldArray data = HeldArray::take(info[0], "data");
+  HeldArray data = HeldArray::takeInput(info[0], "data");
   requireLength(data, "data", length, "rows·cols");
   return {std::move(data), rows, cols, choice};
 }
@@ -287,7 +287,7 @@ MatrixProductOptions parseMatrixProductOptions(const Napi::Value& value) {
 }
 
 HeldArray parseMatrixDestination(const Napi::Value& value, int64_t length) {
-  HeldArray out = HeldArray::take(value, "out");
+  HeldArray out = HeldArray::takeOutput(value, "out");
   requireLength(out, "out", length, "rows·cols");
   return out;
 }
@@ -348,9 +348,9 @@ ArrayCall parseGemmCall(const Napi::CallbackInfo& info) {
   rejectUnknownOptions(options, {"backend", "kernel", "precision", "device"});
   r.choice = parseChoiceOptions(options);
 
-  call.a = HeldArray::take(a, "a");
-  call.b = HeldArray::take(b, "b");
-  call.c = HeldArray::take(c, "c");
+  call.a = HeldArray::takeInput(a, "a");
+  call.b = HeldArray::takeInput(b, "b");
+  call.c = HeldArray::takeOutput(c, "c");
   requireAtLeast(call.a, "a", spanA);
   requireAtLeast(call.b, "b", spanB);
   requireAtLeast(call.c, "c", spanC);

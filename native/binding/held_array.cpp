@@ -57,7 +57,14 @@ HeldArray HeldArray::take(const Napi::Value& value, const char* name) {
   held.data_ = static_cast<float*>(data);
   held.length_ = static_cast<int64_t>(length);
   held.use_ = HostUse(held.data_, held.bytes());
-  held.ref_ = Napi::Persistent(array);
+  return held;
+}
+
+HeldArray HeldArray::takeInput(const Napi::Value& value, const char* name) { return take(value, name); }
+
+HeldArray HeldArray::takeOutput(const Napi::Value& value, const char* name) {
+  HeldArray held = take(value, name);
+  held.ref_ = Napi::Persistent(value.As<Napi::Float32Array>());
   return held;
 }
 
