@@ -36,12 +36,15 @@ let running = 0; // small calls in flight: lone ones and batches
 const batches: Batch[] = []; // gathered in this order, not yet started; while any is, something runs
 let cudaUsable: boolean | undefined;
 
+// A, B and C's elements together.
+const floatsOf = ({ m, k, n }: MatmulCall['shape']): number => m * k + k * n + m * n;
+
 // Small, on 'auto' kernel and device 0, where CUDA is usable (read once; elsewhere nothing is gathered).
 function gatherable(call: MatmulCall): boolean {
   const { m, k, n } = call.shape;
   const { backend, kernel, device } = call.options;
   if (backend === 'cpu' || (kernel !== undefined && kernel !== 'auto') || (device !== undefined && device !== 0)) return false;
-  if (m * k + k * n + m * n > MAX_FLOATS || k > MAX_DEPTH || m * n === 0) return false;
+  if (floatsOf(call.shape) > MAX_FLOATS || k > MAX_DEPTH || m * n === 0) return false;
   cudaUsable ??= native.cudaInfo().usable;
   return cudaUsable;
 }
@@ -93,7 +96,7 @@ export function multiplySmall(call: MatmulCall): Promise<Float32Array> | undefin
     );
   }
   native.gather(call.a, call.b, m, k, n, out);
-  const floats = m * k + k * n + m * n;
+  const floats = floatsOf(call.shape);
   let last = batches[batches.length - 1];
   if (!last || last.floats + floats > BATCH_FLOATS) batches.push((last = { calls: [], floats: 0 }));
   last.floats += floats;

@@ -39,7 +39,7 @@ bool resizable(const v8::BackingStore& store) {
 
 }  // namespace
 
-HeldArray HeldArray::take(const Napi::Value& value, const char* name) {
+HeldArray HeldArray::takeInput(const Napi::Value& value, const char* name) {
   const Napi::Float32Array array = requireFloat32Array(value, name);
   std::shared_ptr<v8::BackingStore> store = asTypedArray(array)->Buffer()->GetBackingStore();
   if (resizable(*store))
@@ -60,10 +60,8 @@ HeldArray HeldArray::take(const Napi::Value& value, const char* name) {
   return held;
 }
 
-HeldArray HeldArray::takeInput(const Napi::Value& value, const char* name) { return take(value, name); }
-
 HeldArray HeldArray::takeOutput(const Napi::Value& value, const char* name) {
-  HeldArray held = take(value, name);
+  HeldArray held = takeInput(value, name);
   held.ref_ = Napi::Persistent(value.As<Napi::Float32Array>());
   return held;
 }

@@ -44,8 +44,6 @@ class HeldArray {
   std::shared_ptr<void> store_;  // the v8::BackingStore
   HostUse use_;                  // keeps allocHost memory from being freed by freeHost meanwhile
   Napi::Reference<Napi::Float32Array> ref_;  // outputs only: a reference per array cost every call (issue 13)
-
-  static HeldArray take(const Napi::Value& value, const char* name);
 };
 
 }  // namespace cuda_matmul

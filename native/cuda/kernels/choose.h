@@ -58,7 +58,7 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
   int64_t rows = m <= 64 && find(64, n <= 64 ? 64 : 128) ? 64 : 128, cols = n <= 64 ? 64 : 128;
   if (n > 128 && find(rows, 256)) cols = 256;
   auto blocks = [&] { return ((m + rows - 1) / rows) * ((n + cols - 1) / cols); };
-  const bool waves = find(rows, cols) && find(rows, cols)->wholeSm;
+  const bool waves = variants.front().wholeSm;  // a property of the kernel: every variant has the same
   while (2 * blocks() < 3 * static_cast<int64_t>(multiprocessors) &&
          (!waves || 2 * blocks() <= static_cast<int64_t>(multiprocessors))) {
     if (cols > 32 && find(rows, cols / 2))
