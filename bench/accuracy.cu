@@ -22,6 +22,7 @@
 #include "cuda/kernels/0_muld.cu"
 #include "cuda/kernels/transpose.cu"
 #include "cuda/kernels/3_wgmma.cu"
+#include "cuda/kernels/4_wgmma_transposed.cu"
 #include "bench_common.cuh"
 
 using cuda_matmul::GemmOperands;
@@ -148,6 +149,8 @@ int main() {
   if (hopper) {
     variants.push_back({"wgmma", Kernel::Wgmma, Precision::Fp32});
     variants.push_back({"wgmma tf32", Kernel::Wgmma, Precision::Tf32});
+    variants.push_back({"wgmma-t", Kernel::WgmmaT, Precision::Fp32});
+    variants.push_back({"wgmma-t tf32", Kernel::WgmmaT, Precision::Tf32});
   }
 #endif
   cublasHandle_t handle;

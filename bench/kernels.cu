@@ -28,6 +28,7 @@
 #include "cuda/kernels/choose.h"
 #include "cuda/kernels/transpose.cu"
 #include "cuda/kernels/3_wgmma.cu"
+#include "cuda/kernels/4_wgmma_transposed.cu"
 #include "bench_common.cuh"
 
 using cuda_matmul::checkCuda;
@@ -219,13 +220,15 @@ std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props,
       const bool tf32 = precision == Precision::Tf32;
       const std::string suffix = tf32 ? " tf32" : " fp32";
       const KernelPlan mma = planOf(Kernel::Mma, precision, p, props), wgmma = planOf(Kernel::Wgmma, precision, p, props);
+      const KernelPlan transposed = planOf(Kernel::WgmmaT, precision, p, props);
       list.push_back({std::string(mma.variant->name) + suffix + " (step 2)", tf32, product(mma, p.bt)});
       list.push_back({std::string(wgmma.variant->name) + ", transposing B", tf32, product(wgmma, p.bt)});
       list.push_back({std::string(wgmma.variant->name) + ", Bᵀ given", tf32, onGivenTranspose(wgmma, p)});
+      list.push_back({std::string(transposed.variant->name) + " (step 4)", tf32, product(transposed, p.bt)});
     }
   }
   if (tune) {
-    for (const Kernel kernel : {Kernel::Mma, Kernel::Wgmma}) {
+    for (const Kernel kernel : {Kernel::Mma, Kernel::Wgmma, Kernel::WgmmaT}) {
       if (!runsOn(kernelRow(kernel), props.major, props.minor)) continue;
       for (const auto& variant : kernelRow(kernel).variants(Precision::Fp32))
         list.push_back({variant.name, false, product(variantPlan(kernel, variant, Precision::Fp32), p.bt)});

@@ -7,14 +7,17 @@ const { random, relativeError } = require('./inputs');
 
 // [2100, 67, 1999] to [33, 9, 25601] make the plan pick each of mma's larger block tiles (test/helpers.ts,
 // MMA_TILE_SHAPES); [1100, 20, 1000] wgmma's tf32 128×128 (the small shapes take its 128×64 and fp32's 128×32,
-// the large ones the widest); [3, 70001, 5] splits K for every kernel (native/cuda/kernels/choose.h).
-const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601], [1100, 20, 1000], [3, 70001, 5]];
+// the large ones the widest); [3, 70001, 5] splits K for every kernel (native/cuda/kernels/choose.h); [61, 300, 2053]
+// has wgmma-t's 64×128 tiles cut at every edge.
+const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601], [1100, 20, 1000], [3, 70001, 5], [61, 300, 2053]];
 const hopper = info().devices[0]?.computeCapability === '9.0';
 const RUNS = [
   ...['muld', 'blocktile', 'mma'].map((kernel) => ({ kernel, precision: 'fp32', tolerance: 1e-5 })),
   { kernel: 'mma', precision: 'tf32', tolerance: 1e-3 },
-  // wgmma (TMA, mbarriers, sm_90a) exists on compute capability 9.0 alone
-  ...(hopper ? [{ kernel: 'wgmma', precision: 'fp32', tolerance: 1e-5 }, { kernel: 'wgmma', precision: 'tf32', tolerance: 1e-3 }] : []),
+  // wgmma and wgmma-t (TMA, mbarriers, sm_90a) exist on compute capability 9.0 alone
+  ...(hopper
+    ? ['wgmma', 'wgmma-t'].flatMap((kernel) => [{ kernel, precision: 'fp32', tolerance: 1e-5 }, { kernel, precision: 'tf32', tolerance: 1e-3 }])
+    : []),
 ];
 
 // The relative error of c against the CPU's product; for one output element (1×K×1) against Σ|a_p·b_p|, the
@@ -61,7 +64,7 @@ for (const { kernel, precision, tolerance } of RUNS) {
   for (const [m, k, n] of [[97, 131, 61], [33, 1, 17]]) {
     const [x, w, y] = [random(m * k), random(k * n), random(k * k)];
     const [X, W, Y] = [await Matrix.from(x, m, k), await Matrix.from(w, k, n), await Matrix.from(y, k, k)];
-    for (const { kernel, precision, tolerance } of RUNS.filter((r) => r.kernel === 'wgmma' || r.kernel === 'mma')) {
+    for (const { kernel, precision, tolerance } of RUNS.filter((r) => r.kernel.startsWith('wgmma') || r.kernel === 'mma')) {
       for (let i = 0; i < 2; i++) {
         const error = relativeError(await (await X.matmul(W, { kernel, precision })).toArray(), matmulSync(x, await W.toArray(), { m, k, n }, { backend: 'cpu' }));
         if (!(error < tolerance)) failures++;

@@ -5,9 +5,11 @@ export type Backend = 'auto' | 'cuda' | 'cpu';
  * Which CUDA kernel runs. `'auto'` lets the planner choose per shape and device; `'muld'` is the classic 16×16
  * tiled kernel, `'blocktile'` the register-blocked 128×128 FFMA one, `'mma'` the tensor-core one (compute
  * capability 8.0+; 3xTF32 for fp32 accuracy), `'wgmma'` Hopper's warpgroup tensor-core one (compute capability
- * 9.0: H100, H200; 3xTF32 for fp32 accuracy too), which `'auto'` picks there for all but small and skinny products.
+ * 9.0: H100, H200; 3xTF32 for fp32 accuracy too), which `'auto'` picks there for all but small and skinny products,
+ * and `'wgmma-t'` the same tensor cores on the transposed product Cᵀ = Bᵀ·Aᵀ (compute capability 9.0), which reads B
+ * as it is stored: for products with few rows and a large B (64×768×100000).
  */
-export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma' | 'wgmma';
+export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma' | 'wgmma' | 'wgmma-t';
 /**
  * Arithmetic precision. `'fp32'` (default): float32 accuracy. `'tf32'`: tensor-core TF32 products, about
  * 3e-4 relative error, faster; kernels and backends without such a mode compute it in fp32.

@@ -5,7 +5,7 @@ import { pbkdf2 } from 'crypto';
 import { promisify } from 'util';
 import { allocHost, freeHost, info, matmul, Matrix } from '../lib';
 import { native } from '../lib/native';
-import { cuda, describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES, WGMMA_AUTO_SHAPE } from './helpers';
+import { cuda, describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES, WGMMA_AUTO_SHAPE, WGMMA_T_SHAPE } from './helpers';
 
 const KERNELS = ['muld', 'blocktile', 'mma'] as const;
 const FP32_TOLERANCE = 1e-5;
@@ -32,6 +32,12 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   });
   (hopper ? describe : describe.skip)(`kernel wgmma, precision fp32 (3xTF32)${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
     correctnessSuite({ backend: 'cuda', kernel: 'wgmma' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE], FP32_TOLERANCE);
+  });
+  // wgmma-t: the same tensor cores on Cᵀ = Bᵀ·Aᵀ, B read as stored; its tiles are 64 rows × 128 columns of C.
+  (hopper ? describe : describe.skip)(`kernel wgmma-t, precisions fp32 (3xTF32) and tf32${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
+    const shapes = [...SMALL_SHAPES, ...LARGE_SHAPES, ...PANEL_SHAPES, WGMMA_T_SHAPE];
+    correctnessSuite({ backend: 'cuda', kernel: 'wgmma-t' }, shapes, FP32_TOLERANCE);
+    correctnessSuite({ backend: 'cuda', kernel: 'wgmma-t', precision: 'tf32' }, shapes, TF32_TOLERANCE);
   });
   (hopper ? test.skip : test)(`kernel 'wgmma' below compute capability 9.0 is ERR_KERNEL_UNSUPPORTED${hopper ? ' — SKIPPED, this GPU is 9.0' : ''}`, async () => {
     const attempt = matmul(new Float32Array(4), new Float32Array(4), { m: 2, k: 2, n: 2 }, { kernel: 'wgmma', precision: 'tf32' });
@@ -98,7 +104,7 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
     });
   });
   describe('kernel auto', () => {
-    correctnessSuite({ backend: 'auto' }, [...SMALL_SHAPES, ...MMA_TILE_SHAPES], FP32_TOLERANCE);
-    correctnessSuite({ backend: 'auto', precision: 'tf32' }, [...SMALL_SHAPES, WGMMA_AUTO_SHAPE], TF32_TOLERANCE);
+    correctnessSuite({ backend: 'auto' }, [...SMALL_SHAPES, ...MMA_TILE_SHAPES, WGMMA_T_SHAPE], FP32_TOLERANCE);
+    correctnessSuite({ backend: 'auto', precision: 'tf32' }, [...SMALL_SHAPES, WGMMA_AUTO_SHAPE, WGMMA_T_SHAPE], TF32_TOLERANCE);
   });
 });

@@ -19,6 +19,8 @@ const OPTIONS: [string, MatmulOptions, number][] = [
           ? [
               ['cuda wgmma', { kernel: 'wgmma' }, 1e-5],
               ['cuda wgmma tf32', { kernel: 'wgmma', precision: 'tf32' }, 3e-3],
+              ['cuda wgmma-t', { kernel: 'wgmma-t' }, 1e-5],
+              ['cuda wgmma-t tf32', { kernel: 'wgmma-t', precision: 'tf32' }, 3e-3],
             ]
           : []),
       ] as [string, MatmulOptions, number][])

@@ -36,8 +36,6 @@
 // against cuBLAS TF32's 386 (0.87×; mma's tf32 mode 140); 8192³ 373 against 404; error 2.6e-4, as cuBLAS's.
 // fp32 4096³ 125.6 TFLOP/s with the transpose, 2.49× cuBLAS SGEMM (mma: 1.00×), error 3.1e-7 against 1.1e-6;
 // 1024³ 2.01×, 100000×768×64 1.67×.
-#include <cuda.h>  // CUtensorMap (the driver function itself is reached through the runtime, no -lcuda)
-#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -48,18 +46,20 @@
 #include "cuda/check.h"
 #include "cuda/kernels/kernel.h"
 #include "cuda/kernels/helpers.cuh"
+#include "cuda/kernels/hopper.cuh"
 #include "cuda/kernels/registry.h"
 #include "core/errors.h"
 
 namespace cuda_matmul {
 namespace {
 
-constexpr int kBlockRows = 128, kDepth = 32;
+using namespace hopper;
+
+constexpr int kBlockRows = 128, kDepth = kTileWidth;  // k per stage: one swizzle row
 constexpr int kConsumers = 2;                     // warpgroups that multiply, 64 rows of the block each
 constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0 produces
 constexpr int kTileBytesA = kBlockRows * kDepth * 4;
 constexpr int kStageBudget = 200 * 1024;  // of the 227 KB of shared memory a block may have
-static_assert(kDepth * 4 == 128, "one 128-byte swizzle row holds a tile row's k slice");
 
 // One compiled configuration: 128 × COLS blocks of C. SPLIT: precision fp32 by 3xTF32, each operand x split into
 // big = tf32(x) and small = tf32(x − big), and A·B taken as A_small·B_big + A_big·B_small + A_big·B_big (what is
@@ -82,47 +82,6 @@ struct Tile {
 // its rows of A and columns of Bᵀ in L2.
 constexpr int kGroupRows = 8;
 
-__device__ __forceinline__ uint32_t sharedAddress(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-
-// --- mbarriers: the producer's "stage full" and the consumers' "stage free" signals --------------------------
-
-__device__ __forceinline__ void barrierInit(uint64_t* barrier, int arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(sharedAddress(barrier)), "r"(arrivals));
-}
-
-__device__ __forceinline__ void barrierExpectBytes(uint64_t* barrier, int bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(sharedAddress(barrier)), "r"(bytes));
-}
-
-
-// Waits until the barrier's phase of this parity has completed.
-__device__ __forceinline__ void barrierWait(uint64_t* barrier, int parity) {
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "wait:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait;\n"
-      "}\n" ::"r"(sharedAddress(barrier)),
-      "r"(parity));
-}
-
-
-
-// One box of a 2-D tensor map (inner coordinate first) into shared memory; completes on `barrier`.
-__device__ __forceinline__ void tmaLoad(void* shared, const CUtensorMap* map, int inner, int outer, uint64_t* barrier) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
-          sharedAddress(shared)),
-      "l"(map), "r"(sharedAddress(barrier)), "r"(inner), "r"(outer)
-      : "memory");
-}
-
-__device__ __forceinline__ void barrierArrive(uint64_t* barrier) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(sharedAddress(barrier)));
-}
-
-
 // Which tile of C (first row, first column) this block computes: groups of kGroupRows tile rows sweep the
 // columns one column of tiles at a time.
 template <int COLS>
@@ -134,101 +93,6 @@ __device__ __forceinline__ int2 blockTile(int64_t M, int64_t N) {
   const int rowsInGroup = min(rows - firstRow, kGroupRows);
   const int inGroup = block % perGroup;
   return {(firstRow + inGroup % rowsInGroup) * kBlockRows, inGroup / rowsInGroup * COLS};
-}
-
-// --- wgmma ---------------------------------------------------------------------------------------------------
-
-// Shared-memory matrix descriptor of a K-major tile in the 128-byte swizzled layout: rows of 128 bytes,
-// 8-row groups 1024 bytes apart (stride byte offset); the leading byte offset is unused for this layout.
-__device__ __forceinline__ uint64_t sharedDescriptor(const void* tile) {
-  const uint64_t address = sharedAddress(tile);
-  return ((address & 0x3FFFF) >> 4) | (uint64_t{16 >> 4} << 16) | (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
-}
-
-#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define D32 D8(0), D8(8), D8(16), D8(24)
-#define D64 D32, D8(32), D8(40), D8(48), D8(56)
-#define D128 D64, D8(64), D8(72), D8(80), D8(88), D8(96), D8(104), D8(112), D8(120)
-
-// d (64×N per warpgroup, fp32, N/2 per thread) = A (64×8, tf32, this thread's fragment in registers:
-// loadFragmentA) · B (8×N, tf32, from shared memory), + d if `accumulate`; for the block widths the variants use.
-template <int N>
-__device__ __forceinline__ void wgmma64xNx8(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b, bool accumulate);
-
-template <>
-__device__ __forceinline__ void wgmma64xNx8<32>(float (&d)[16], const uint32_t (&a)[4], uint64_t b, bool accumulate) {
-  asm volatile(
-      "{\n"
-      ".reg .pred accumulate;\n"
-      "setp.ne.b32 accumulate, %21, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, accumulate, 1, 1;\n"
-      "}\n"
-      : D8(0), D8(8)
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
-}
-
-template <>
-__device__ __forceinline__ void wgmma64xNx8<64>(float (&d)[32], const uint32_t (&a)[4], uint64_t b, bool accumulate) {
-  asm volatile(
-      "{\n"
-      ".reg .pred accumulate;\n"
-      "setp.ne.b32 accumulate, %37, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, accumulate, 1, 1;\n"
-      "}\n"
-      : D32
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
-}
-
-template <>
-__device__ __forceinline__ void wgmma64xNx8<128>(float (&d)[64], const uint32_t (&a)[4], uint64_t b, bool accumulate) {
-  asm volatile(
-      "{\n"
-      ".reg .pred accumulate;\n"
-      "setp.ne.b32 accumulate, %69, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, accumulate, 1, 1;\n"
-      "}\n"
-      : D64
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
-}
-
-template <>
-__device__ __forceinline__ void wgmma64xNx8<256>(float (&d)[128], const uint32_t (&a)[4], uint64_t b, bool accumulate) {
-  asm volatile(
-      "{\n"
-      ".reg .pred accumulate;\n"
-      "setp.ne.b32 accumulate, %133, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, accumulate, 1, 1;\n"
-      "}\n"
-      : D128
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
-}
-#undef D128
-#undef D64
-#undef D32
-#undef D8
-
-__device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int PENDING>
-__device__ __forceinline__ void wgmmaWait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(PENDING) : "memory");
-}
-
-// Keeps registers that an asynchronous wgmma reads or writes where they are (the compiler must not move or
-// reuse them meanwhile).
-template <class T, int N>
-__device__ __forceinline__ void pinRegisters(T (&x)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) {
-    if constexpr (std::is_same_v<T, float>)
-      asm volatile("" : "+f"(x[i])::"memory");
-    else
-      asm volatile("" : "+r"(x[i])::"memory");
-  }
 }
 
 // This thread's A fragment for k-step kk (8 deep) of its warpgroup's 64 rows of a stage.
@@ -397,37 +261,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-// cuTensorMapEncodeTiled, from the driver the runtime has loaded (so the addon needs no -lcuda at link time).
-PFN_cuTensorMapEncodeTiled_v12000 encodeTiled() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 function = [] {
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    checkCuda(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found),
-              "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)");
-    if (found != cudaDriverEntryPointSuccess || entry == nullptr)
-      throw MatmulError(ErrorKind::Failure, "the CUDA driver has no cuTensorMapEncodeTiled (wgmma needs CUDA 12+)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
-  }();
-  return function;
-}
-
-// A tensor map over a row-major rows×cols matrix (row pitch ld floats) whose boxes are boxRows×32 floats,
-// 128-byte swizzled. Reads past the edges fill zeros.
-CUtensorMap tileMap(const float* matrix, int64_t rows, int64_t cols, int64_t ld, int boxRows) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
-  const cuuint32_t box[2] = {kDepth, static_cast<cuuint32_t>(boxRows)}, unit[2] = {1, 1};
-  const CUresult result = encodeTiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(matrix), dims, strides,
-                                        box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS)
-    throw MatmulError(ErrorKind::Failure, "cuTensorMapEncodeTiled failed (error " + std::to_string(result) + ")");
-  return map;
-}
-
-// TMA coordinates are 32-bit: K goes to the kernel in chunks of at most this many, each with tensor maps of its own.
-constexpr int64_t kMaxChunkDepth = int64_t{1} << 30;
 
 // o.b is Bᵀ (n×k, row pitch o.ldb ≥ k) rounded to TF32, for fp32 followed by its remainders: see transposedB in
 // kernels/kernel.h.

@@ -15,23 +15,34 @@ struct DeviceCaps {
   int major = 0, minor = 0, multiprocessors = 1;
 };
 
-// Whether the wgmma kernel (on an H100/H200) beats mma for an m×k×n product (bench/NOTES.md, step 3), its
-// transpose of B included. In tf32 from 512 rows, 64 columns and k 256, since it has 128×128 and 128×64 tiles
-// beside 128×256: 1000³ 1.27× cuBLAS TF32 against mma's 0.83×, 100000×768×64 2.27× against 1.58×; 512³ ties, 256³
-// and 64×768×100000 (whose 768×100000 B costs more to transpose than to multiply) stay on mma. In fp32 (3xTF32,
-// three products per step, so the transpose weighs a third as much) from 256 rows, 64 columns and k 256: 256³
-// 1.23× cuBLAS SGEMM against mma's 1.22×, 100000×768×64 1.59× against 0.96×; at 1000×128×1000 mma wins (1.39×
-// against 1.28×).
+// Whether the wgmma kernel (on an H100/H200) beats mma for an m×k×n product (bench/NOTES.md, step 3), its transpose
+// of B included. In tf32 from 512 rows, 64 columns and k 256, since it has 128×128 and 128×64 tiles beside 128×256:
+// 1000³ 1.27× cuBLAS TF32 against mma's 0.83×, 100000×768×64 2.27× against 1.58×; 512³ ties, 256³ stays on mma, and
+// 64×768×100000 (whose 768×100000 B costs more to transpose than to multiply) goes to wgmma-t, which reads B as
+// stored (wgmmaTransposedPaysFor). In fp32 (3xTF32, three products per step, so the transpose weighs a third as
+// much) from 256 rows, 64 columns and k 256: 256³ 1.23× cuBLAS SGEMM against mma's 1.22×, 100000×768×64 1.59×
+// against 0.96×; at 1000×128×1000 mma wins (1.39× against 1.28×).
 inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
   if (precision == Precision::Tf32) return m >= 512 && n >= 64 && k >= 256;
   return m >= 256 && n >= 64 && k >= 256;
 }
 
-// 'auto' takes the fastest kernel measured (bench/NOTES.md): wgmma for large products where it runs, otherwise
-// the tensor-core kernel where the device has tensor cores it can use (3xTF32 beats FFMA at every shape
-// measured, at better than fp32 accuracy), else blocktile. Muld is never the fastest; it stays selectable as
-// the readable baseline.
+// Whether wgmma-t (step 4: Cᵀ = Bᵀ·Aᵀ, B read as stored) beats mma for an m×k×n product (bench/NOTES.md, step 4):
+// few rows, a wide B. fp32 up to 128 rows: 64×768×100000 1.37× cuBLAS SGEMM against mma's 0.97×, 128×768×100000
+// 1.25× against 0.99×, 16×4096×16384 0.93× against 0.52×; tf32 up to 64 rows (64×768×100000 1.10× cuBLAS TF32
+// against 0.94×; at 128 rows mma is ahead, 0.182 against 0.191 ms). From 2048 columns, so that its 64×128 tiles
+// still give the grid 16 blocks a row of tiles, and k 256.
+inline bool wgmmaTransposedPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
+  return m <= (precision == Precision::Fp32 ? 128 : 64) && n >= 2048 && k >= 256;
+}
+
+// 'auto' takes the fastest kernel measured (bench/NOTES.md): where wgmma runs, wgmma-t for products with few rows
+// and wgmma for large ones; otherwise the tensor-core kernel where the device has tensor cores it can use (3xTF32
+// beats FFMA at every shape measured, at better than fp32 accuracy), else blocktile. Muld is never the fastest;
+// it stays selectable as the readable baseline.
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
+  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && wgmmaTransposedPaysFor(precision, m, k, n))
+    return Kernel::WgmmaT;
   if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(precision, m, k, n))
     return Kernel::Wgmma;
   return runsOn(kernelRow(Kernel::Mma), device.major, device.minor) ? Kernel::Mma : Kernel::BlockTile;

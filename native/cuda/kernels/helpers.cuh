@@ -92,21 +92,21 @@ __device__ __forceinline__ bool splitLosesProducts(const uint32_t* aClasses, con
   return ((a & kTinySeen) && (b & kHugeSeen)) || ((a & kHugeSeen) && (b & kTinySeen));
 }
 
-// C(row, col) for rows row0 + 8r (r < rowCount) and columns col0 + 8c + q (c < colCount, q < 2), the pattern
-// of mma's and wgmma's accumulator fragments: each such element of C that is not finite (or every one, when
-// `every`) is recomputed as the fp32 dot product of A's row and B's column (A row-major, lda; B row-major k×n,
-// ldb), in order. (static: one copy per kernel file, called out of line.)
+// The elements x0 + 8r (r < xCount) by y0 + 8c + q (c < yCount, q < 2) of C, the pattern of mma's and wgmma's
+// accumulator fragments, with x the row of C and y its column (or, for a kernel computing Cᵀ, the other way
+// round: `transposed`): each that is not finite (or every one, when `every`) is recomputed as the fp32 dot product
+// of A's row and B's column (A row-major, lda; B row-major k×n, ldb), in order. (static: one copy per kernel
+// file, called out of line.)
 static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
-                                                int64_t ldb, int64_t M, int64_t N, int64_t K, int64_t row0, int rowCount,
-                                                int64_t col0, int colCount, bool every = false) {
+                                                int64_t ldb, int64_t M, int64_t N, int64_t K, int64_t x0, int xCount,
+                                                int64_t y0, int yCount, bool every = false, bool transposed = false) {
 #pragma unroll 1
-  for (int r = 0; r < rowCount; ++r) {
-    const int64_t row = row0 + 8 * r;
-    if (row >= M) continue;
+  for (int r = 0; r < xCount; ++r) {
 #pragma unroll 1
-    for (int i = 0; i < 2 * colCount; ++i) {
-      const int64_t col = col0 + 8 * (i / 2) + i % 2;
-      if (col >= N || (!every && finite(C[row * ldc + col]))) continue;
+    for (int i = 0; i < 2 * yCount; ++i) {
+      const int64_t x = x0 + 8 * r, y = y0 + 8 * (i / 2) + i % 2;
+      const int64_t row = transposed ? y : x, col = transposed ? x : y;
+      if (row >= M || col >= N || (!every && finite(C[row * ldc + col]))) continue;
       float sum = 0.0f;
       for (int64_t p = 0; p < K; ++p) sum = fmaf(A[row * lda + p], B[p * ldb + col], sum);
       C[row * ldc + col] = sum;

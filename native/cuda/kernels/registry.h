@@ -27,6 +27,7 @@ KernelVariants muldVariants(Precision);       // 0_muld.cu: step 0, the seeds' 1
 KernelVariants blockTileVariants(Precision);  // 1_blocktile.cu: step 1, 128×128 blocks, 8×8 per thread
 KernelVariants mmaVariants(Precision);        // 2_mma.cu: step 2, tensor cores (3xTF32)
 KernelVariants wgmmaVariants(Precision);      // 3_wgmma.cu: step 3, Hopper wgmma + TMA (and 3xTF32 for fp32)
+KernelVariants wgmmaTransposedVariants(Precision);  // 4_wgmma_transposed.cu: step 4, Cᵀ = Bᵀ·Aᵀ, B as stored
 
 // Slice depths (bench/NOTES.md, "Long K"): the FFMA kernels add one product at a time (1024); mma in fp32 adds
 // 8-deep sums rounded to nearest (8192); TF32 accumulates in the tensor cores (4096, where its error is cuBLAS
@@ -38,6 +39,7 @@ inline constexpr KernelRow kKernelRegistry[] = {
     {Kernel::BlockTile, blockTileVariants, 0, false, false, false, 1024, 1024},
     {Kernel::Mma, mmaVariants, 8, false, false, true, 8192, 4096},
     {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, 4096, 4096},
+    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, 4096, 4096},
 };
 
 constexpr bool registryFollowsOptions() {
