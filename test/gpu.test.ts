@@ -33,7 +33,7 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   (hopper ? describe : describe.skip)(`kernel wgmma, precision fp32 (3xTF32)${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
     correctnessSuite({ backend: 'cuda', kernel: 'wgmma' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE], FP32_TOLERANCE);
   });
-  // wgmma-t: the same tensor cores on Cᵀ = Bᵀ·Aᵀ, B read as stored; its tiles are 64 rows × 128 columns of C.
+  // wgmma-t: the same tensor cores on Cᵀ = Bᵀ·Aᵀ, B read as stored; its tiles are 64 rows × 192 columns of C.
   (hopper ? describe : describe.skip)(`kernel wgmma-t, precisions fp32 (3xTF32) and tf32${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
     const shapes = [...SMALL_SHAPES, ...LARGE_SHAPES, ...PANEL_SHAPES, WGMMA_T_SHAPE];
     correctnessSuite({ backend: 'cuda', kernel: 'wgmma-t' }, shapes, FP32_TOLERANCE);

@@ -11,17 +11,18 @@
 //     so the TMA brings A's tile to a staging area of the stage and three producer warps write it rounded to TF32
 //     (in fp32 also its remainders) into the tiles the wgmma reads;
 //   - each consumer warpgroup multiplies 64 columns of C by 64 rows (wgmma m64n64k8: M is C's columns, N its
-//     rows), two per block, 128 columns; in fp32 by 3xTF32 as step 3, each stage's products summed from zero and
+//     rows), three per block, 192 columns; in fp32 by 3xTF32 as step 3, each stage's products summed from zero and
 //     added to the accumulators with round-to-nearest FADDs;
 //   - the grid is persistent, one block per multiprocessor walking the tiles (the rows of C fastest, so that the
 //     blocks at work share B's columns in L2): the producer loads the next tile while the consumers store the last.
 // Special values and magnitudes as steps 2 and 3 (kernels/helpers.cuh); long K split by the plan into slices.
 // Predicted: 64×768×100000 is B's 307 MB read once, ~110 µs at 2.8 TB/s (~90 TFLOP/s), 3xTF32's tensor work ~60%
-// of that. Measured on an H100 (bench/NOTES.md, step 4), cuBLAS in the same run: fp32 0.166 ms, 59.3 TFLOP/s,
-// 1.37× cuBLAS SGEMM (mma 0.97×), error 2.5e-7 against 5.0e-7; tf32 0.125 ms, 1.10× cuBLAS TF32 (mma 0.94×). fp32
-// falls short of the memory bound: each stage waits for its 12 wgmmas before adding them (waiting every two stages
-// made ptxas serialize the wgmmas, C7520, and was slower). A first producer that loaded A with ordinary loads ran
-// one stage per L2 round trip: 0.187 ms.
+// of that. Measured on an H100 (bench/NOTES.md, step 4), cuBLAS in the same run: fp32 0.141 ms, 69.7 TFLOP/s,
+// 1.62× cuBLAS SGEMM (mma 0.97×), error 2.5e-7 against 5.0e-7; tf32 0.126 ms, 1.14× cuBLAS TF32 (mma 0.94×). fp32
+// falls short of the memory bound: each consumer waits for its stage's 12 wgmmas before adding them, so the tensor
+// pipe runs while another consumer waits; two consumers (128 columns) gave 0.166 ms, three 0.141. Waiting once per
+// two stages made ptxas serialize the wgmmas (C7520) and was slower; overlapping the adds with the next stage's
+// wgmmas does too (C7514). A first producer that loaded A with ordinary loads ran one stage per L2 round trip.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -43,7 +44,7 @@ using namespace hopper;
 constexpr int kDepth = kTileWidth;    // k per stage: one swizzle row of A's tile
 constexpr int kRowsC = 64;            // rows of C per tile: wgmma's N
 constexpr int kColsPerConsumer = 64;  // columns of C per consumer warpgroup: wgmma's M
-constexpr int kConsumers = 2;
+constexpr int kConsumers = 3;
 constexpr int kColsC = kConsumers * kColsPerConsumer;
 constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0 produces
 constexpr int kTileBytesB = kColsC * kDepth * 4;
@@ -66,7 +67,7 @@ struct Config {
 constexpr int kBoxBytes = kTileWidth * kDepth * 4;  // B's tile: boxes of 32 columns × 32 rows (k), 4 KB each
 constexpr int kAccumulators = kRowsC / 2;           // per consumer thread: 64 × 64 over 128 threads
 
-// One tile of work: 64 rows of C by 128 columns, over one slice of K.
+// One tile of work: 64 rows of C by 192 columns, over one slice of K.
 struct WorkTile {
   int64_t row, col;  // C's first row and column
   int64_t kBegin, depth;
@@ -158,6 +159,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warpgroup == 0) {
     // Both producer roles walk the same stages: the first thread fills each with TMA copies as soon as it is free,
     // the converting warps round its A once the copy has landed.
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     const bool issues = threadIdx.x == 0, converts = threadIdx.x >= 32;
     if (!issues && !converts) return;
     int use = 0;  // stages filled so far, over every tile
@@ -184,6 +186,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
 
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 152;\n");
   const int consumer = warpgroup - 1;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
   const bool every = splitLosesProducts(aClasses, bClasses);
@@ -308,8 +311,8 @@ template <bool SPLIT>
 constexpr KernelVariant variant(const char* name) {
   return {name, launchWgmmaTransposed<Config<SPLIT>>, {kRowsC, kColsC}, true};
 }
-constexpr KernelVariant kTf32Variants[] = {variant<false>("wgmma-t 64x128")};
-constexpr KernelVariant kFp32Variants[] = {variant<true>("wgmma-t 3xTF32 64x128")};
+constexpr KernelVariant kTf32Variants[] = {variant<false>("wgmma-t 64x192")};
+constexpr KernelVariant kFp32Variants[] = {variant<true>("wgmma-t 3xTF32 64x192")};
 
 }  // namespace
 }  // namespace wgmma_t

@@ -28,20 +28,18 @@ inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
 }
 
 // Whether wgmma-t (step 4: Cᵀ = Bᵀ·Aᵀ, B read as stored) beats mma for an m×k×n product (bench/NOTES.md, step 4):
-// few rows, a wide B. fp32 up to 128 rows: 64×768×100000 1.37× cuBLAS SGEMM against mma's 0.97×, 128×768×100000
-// 1.25× against 0.99×, 16×4096×16384 0.93× against 0.52×; tf32 up to 64 rows (64×768×100000 1.10× cuBLAS TF32
-// against 0.94×; at 128 rows mma is ahead, 0.182 against 0.191 ms). From 2048 columns, so that its 64×128 tiles
-// still give the grid 16 blocks a row of tiles, and k 256.
-inline bool wgmmaTransposedPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
-  return m <= (precision == Precision::Fp32 ? 128 : 64) && n >= 2048 && k >= 256;
-}
+// up to 128 rows and a wide B. fp32: 64×768×100000 1.62× cuBLAS SGEMM against mma's 0.97×, 128×768×100000 1.48×
+// against 0.99×, 16×4096×16384 0.78× against 0.52×; tf32: 64×768×100000 1.14× cuBLAS TF32 against 0.94×,
+// 128×768×100000 0.154 against 0.182 ms. From 2048 columns, so that its 64×192 tiles still give the grid 11 blocks
+// a row of tiles, and k 256.
+inline bool wgmmaTransposedPaysFor(int64_t m, int64_t k, int64_t n) { return m <= 128 && n >= 2048 && k >= 256; }
 
 // 'auto' takes the fastest kernel measured (bench/NOTES.md): where wgmma runs, wgmma-t for products with few rows
 // and wgmma for large ones; otherwise the tensor-core kernel where the device has tensor cores it can use (3xTF32
 // beats FFMA at every shape measured, at better than fp32 accuracy), else blocktile. Muld is never the fastest;
 // it stays selectable as the readable baseline.
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
-  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && wgmmaTransposedPaysFor(precision, m, k, n))
+  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && wgmmaTransposedPaysFor(m, k, n))
     return Kernel::WgmmaT;
   if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(precision, m, k, n))
     return Kernel::Wgmma;
