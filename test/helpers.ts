@@ -116,10 +116,14 @@ export const MMA_TILE_SHAPES: Case[] = [
 export const WGMMA_AUTO_SHAPE: Case = { m: 1100, k: 257, n: 1030 };
 
 /**
- * A product with few rows and a wide B, for which 'auto' picks wgmma-t on an H100/H200 (kernels/choose.h): more of
- * its 64×192 tiles than an H100 has SMs, so blocks of the persistent grid take several; every edge cut.
+ * Products with few rows and a wide B, for which 'auto' picks wgmma-t on an H100/H200 (kernels/choose.h): the first
+ * has more of its 64×192 tiles than an H100 has SMs, so blocks of the persistent grid take several; the second
+ * takes its 64×128 tiles (a grid under one wave). Every edge cut.
  */
-export const WGMMA_T_SHAPE: Case = { m: 61, k: 300, n: 30011 };
+export const WGMMA_T_SHAPES: Case[] = [
+  { m: 61, k: 300, n: 30011 },
+  { m: 16, k: 300, n: 4099 },
+];
 
 /** Products the plan splits into several row panels on an H100-sized GPU (kernels/choose.h, choosePanelRows). */
 export const PANEL_SHAPES: Case[] = [

@@ -44,17 +44,23 @@ using namespace hopper;
 constexpr int kDepth = kTileWidth;    // k per stage: one swizzle row of A's tile
 constexpr int kRowsC = 64;            // rows of C per tile: wgmma's N
 constexpr int kColsPerConsumer = 64;  // columns of C per consumer warpgroup: wgmma's M
-constexpr int kConsumers = 3;
-constexpr int kColsC = kConsumers * kColsPerConsumer;
-constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0 produces
-constexpr int kTileBytesB = kColsC * kDepth * 4;
 constexpr int kTileBytesA = kRowsC * kDepth * 4;
 constexpr int kStageBudget = 200 * 1024;
 
-// SPLIT: fp32 by 3xTF32 (A's stage tile is followed by its remainders); else tf32.
-template <bool SPLIT>
+// SPLIT: fp32 by 3xTF32 (A's stage tile is followed by its remainders); else tf32. CONSUMERS warpgroups multiply,
+// 64 columns of C each: three keep the tensor pipe busier while each waits for its stage's wgmmas (64×768×100000
+// fp32 0.166 → 0.141 ms), two give grids under one wave more blocks (16×4096×16384 fp32 0.175 → 0.143 ms).
+template <bool SPLIT, int CONSUMERS>
 struct Config {
   static constexpr bool kSplit = SPLIT;
+  static constexpr int kConsumers = CONSUMERS;
+  static constexpr int kColsC = CONSUMERS * kColsPerConsumer;
+  static constexpr int kThreads = 128 * (1 + CONSUMERS);  // warpgroup 0 produces
+  // setmaxnreg: the producer warpgroup keeps 40 registers a thread, the consumers share the rest of 64 K.
+  static constexpr int kConsumerRegisters = (65536 - 128 * 40) / (128 * CONSUMERS) / 8 * 8 > 232
+                                                ? 232
+                                                : (65536 - 128 * 40) / (128 * CONSUMERS) / 8 * 8;
+  static constexpr int kTileBytesB = kColsC * kDepth * 4;
   // B's tile, A's rounded (and for SPLIT its remainders), A's as the TMA brought it.
   static constexpr int kStageBytes = kTileBytesB + (SPLIT ? 3 : 2) * kTileBytesA;
   static constexpr int kStages = kStageBudget / kStageBytes < 8 ? kStageBudget / kStageBytes : 8;
@@ -67,19 +73,20 @@ struct Config {
 constexpr int kBoxBytes = kTileWidth * kDepth * 4;  // B's tile: boxes of 32 columns × 32 rows (k), 4 KB each
 constexpr int kAccumulators = kRowsC / 2;           // per consumer thread: 64 × 64 over 128 threads
 
-// One tile of work: 64 rows of C by 192 columns, over one slice of K.
+// One tile of work: 64 rows of C by COLS columns, over one slice of K.
 struct WorkTile {
   int64_t row, col;  // C's first row and column
   int64_t kBegin, depth;
 };
 
 // Tile t of `tiles`: the rows of C vary fastest, then the columns, then the slices of K.
+template <int COLS>
 __device__ __forceinline__ WorkTile workTile(int64_t t, int64_t M, int64_t N, int64_t K, int64_t sliceDepth) {
-  const int64_t rowTiles = (M + kRowsC - 1) / kRowsC, colTiles = (N + kColsC - 1) / kColsC;
+  const int64_t rowTiles = (M + kRowsC - 1) / kRowsC, colTiles = (N + COLS - 1) / COLS;
   const int64_t slice = t / (rowTiles * colTiles), inSlice = t % (rowTiles * colTiles);
   const int64_t kBegin = sliceDepth > 0 ? slice * sliceDepth : 0;
   const int64_t depth = sliceDepth > 0 && K - kBegin > sliceDepth ? sliceDepth : K - kBegin;
-  return {inSlice % rowTiles * kRowsC, inSlice / rowTiles * kColsC, kBegin, depth};
+  return {inSlice % rowTiles * kRowsC, inSlice / rowTiles * COLS, kBegin, depth};
 }
 
 // The converting warps' share of a stage: A's tile as the TMA brought it (64 rows × 32 k, swizzled), rounded to TF32
@@ -126,7 +133,7 @@ __device__ __forceinline__ void loadFragmentB(float (&b)[4], const uint8_t* tile
 // C (M×N, ldc) = A (M×K, lda) · B (K×N, read through mapB), over `tiles` work tiles (workTile). Split K: slice s
 // writes its partial result at C + s·sliceStride.
 template <class T>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(T::kThreads, 1)
     wgmmaTransposedGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
                         const float* __restrict__ A, int64_t lda,
                         const float* B, int64_t ldb, float* __restrict__ C, int64_t ldc, int64_t M, int64_t K,
@@ -140,7 +147,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint64_t* const empty = full + kStages;
   uint64_t* const arrived = empty + kStages;  // A's raw tile has landed
   auto tileB = [&](int stage) { return stages + stage * T::kStageBytes; };
-  auto tileA = [&](int stage) { return tileB(stage) + kTileBytesB; };
+  auto tileA = [&](int stage) { return tileB(stage) + T::kTileBytesB; };
   auto tileASmall = [&](int stage) { return tileA(stage) + kTileBytesA; };
   auto rawA = [&](int stage) { return tileB(stage) + T::kStageBytes - kTileBytesA; };
   constexpr int kConverters = 96;  // the producer's warps 1-3; warp 0's first thread issues the TMA copies
@@ -148,7 +155,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       barrierInit(&full[s], kConverters);  // every converting thread, once its part of A is written; and B's bytes
-      barrierInit(&empty[s], kConsumers);  // one arrival per consumer warpgroup
+      barrierInit(&empty[s], T::kConsumers);  // one arrival per consumer warpgroup
       barrierInit(&arrived[s], 1);         // the issuing thread's expect-bytes arrival, then the TMA's bytes
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -164,7 +171,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (!issues && !converts) return;
     int use = 0;  // stages filled so far, over every tile
     for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-      const WorkTile w = workTile(t, M, N, K, sliceDepth);
+      const WorkTile w = workTile<T::kColsC>(t, M, N, K, sliceDepth);
       const int kTiles = static_cast<int>((w.depth + kDepth - 1) / kDepth);
       for (int kt = 0; kt < kTiles; ++kt, ++use) {
         const int stage = use % kStages, k0 = static_cast<int>(w.kBegin + int64_t{kt} * kDepth);
@@ -172,8 +179,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (use >= kStages) barrierWait(&empty[stage], ((use / kStages) & 1) ^ 1);  // its last use has finished
           barrierExpectBytes(&arrived[stage], kTileBytesA);
           tmaLoad(rawA(stage), &mapA, k0, static_cast<int>(w.row), &arrived[stage]);
-          barrierAddBytes(&full[stage], kTileBytesB);
-          for (int box = 0; box < kColsC / kTileWidth; ++box)
+          barrierAddBytes(&full[stage], T::kTileBytesB);
+          for (int box = 0; box < T::kColsC / kTileWidth; ++box)
             tmaLoad(tileB(stage) + box * kBoxBytes, &mapB, static_cast<int>(w.col + box * kTileWidth), k0, &full[stage]);
         } else {
           barrierWait(&arrived[stage], (use / kStages) & 1);
@@ -186,13 +193,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
 
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 152;\n");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(T::kConsumerRegisters));
   const int consumer = warpgroup - 1;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
   const bool every = splitLosesProducts(aClasses, bClasses);
   int use = 0;
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const WorkTile w = workTile(t, M, N, K, sliceDepth);
+    const WorkTile w = workTile<T::kColsC>(t, M, N, K, sliceDepth);
     const int kTiles = static_cast<int>((w.depth + kDepth - 1) / kDepth);
     float d[kAccumulators];
 #pragma unroll
@@ -286,11 +293,13 @@ void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStrea
   if (o.m == 0 || o.n == 0) return;
   if (!rowsAligned16(o.a, o.lda) || !rowsAligned16(o.b, o.ldb))
     throw MatmulError(ErrorKind::Failure, "internal error: wgmma-t needs A and B rows 16-byte aligned");
-  if (o.m > INT32_MAX - kRowsC || o.n > INT32_MAX - kColsC || (o.slices == 1 && o.k > kMaxChunkDepth) || (o.slices > 1 && o.sliceDepth % kDepth != 0))
+  if (o.m > INT32_MAX - kRowsC || o.n > INT32_MAX - T::kColsC || (o.slices == 1 && o.k > kMaxChunkDepth) || (o.slices > 1 && o.sliceDepth % kDepth != 0))
     throw MatmulError(ErrorKind::Range, "wgmma-t: this shape needs the plan's split of K (internal error)");
+  static_assert(T::kThreads == 128 * (1 + T::kConsumers) && T::kConsumerRegisters % 8 == 0,
+                "a producer warpgroup and the consumers; setmaxnreg takes multiples of 8");
   static SharedMemoryOptIn optIn;
   optIn.ensure(wgmmaTransposedGemm<T>, T::kSharedBytes, "cudaFuncSetAttribute(wgmma-t shared memory)");
-  const int64_t tilesPerSlice = ((o.m + kRowsC - 1) / kRowsC) * ((o.n + kColsC - 1) / kColsC);
+  const int64_t tilesPerSlice = ((o.m + kRowsC - 1) / kRowsC) * ((o.n + T::kColsC - 1) / T::kColsC);
   // TMA coordinates are 32-bit: slices go to the kernel in chunks of at most kMaxChunkDepth of K, each with a map.
   const int64_t slicesPerChunk = o.slices == 1 ? 1 : std::max<int64_t>(1, kMaxChunkDepth / o.sliceDepth);
   for (int64_t first = 0; first < o.slices; first += slicesPerChunk) {
@@ -301,18 +310,20 @@ void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStrea
     const CUtensorMap mapB = tileMap(o.b + begin * o.ldb, std::max<int64_t>(depth, 1), o.n, o.ldb, kDepth);
     const int64_t tiles = tilesPerSlice * slices;
     const int blocks = static_cast<int>(std::min<int64_t>(tiles, multiprocessors()));
-    wgmmaTransposedGemm<T><<<blocks, kThreads, T::kSharedBytes, stream>>>(
+    wgmmaTransposedGemm<T><<<blocks, T::kThreads, T::kSharedBytes, stream>>>(
         mapA, mapB, o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb, o.c + first * o.sliceStride, o.ldc, o.m,
         depth, o.n, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, tiles, o.aClasses, o.bClasses);
   }
 }
 
-template <bool SPLIT>
+template <bool SPLIT, int CONSUMERS>
 constexpr KernelVariant variant(const char* name) {
-  return {name, launchWgmmaTransposed<Config<SPLIT>>, {kRowsC, kColsC}, true};
+  using T = Config<SPLIT, CONSUMERS>;
+  return {name, launchWgmmaTransposed<T>, {kRowsC, T::kColsC}, true};
 }
-constexpr KernelVariant kTf32Variants[] = {variant<false>("wgmma-t 64x192")};
-constexpr KernelVariant kFp32Variants[] = {variant<true>("wgmma-t 3xTF32 64x192")};
+constexpr KernelVariant kTf32Variants[] = {variant<false, 3>("wgmma-t 64x192"), variant<false, 2>("wgmma-t 64x128")};
+constexpr KernelVariant kFp32Variants[] = {variant<true, 3>("wgmma-t 3xTF32 64x192"),
+                                           variant<true, 2>("wgmma-t 3xTF32 64x128")};
 
 }  // namespace
 }  // namespace wgmma_t
