@@ -29,7 +29,7 @@ inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
 
 // Whether wgmma-t (step 4: Cᵀ = Bᵀ·Aᵀ, B read as stored) beats mma for an m×k×n product (bench/NOTES.md, step 4):
 // up to 128 rows and a wide B. fp32: 64×768×100000 1.62× cuBLAS SGEMM against mma's 0.97×, 128×768×100000 1.48×
-// against 0.99×, 16×4096×16384 0.78× against 0.52×; tf32: 64×768×100000 1.14× cuBLAS TF32 against 0.94×,
+// against 0.99×, 16×4096×16384 1.03× (on its 64×128 tiles) against 0.52×; tf32: 64×768×100000 1.14× cuBLAS TF32 against 0.94×,
 // 128×768×100000 0.154 against 0.182 ms. From 2048 columns, so that its 64×192 tiles still give the grid 11 blocks
 // a row of tiles, and k 256.
 inline bool wgmmaTransposedPaysFor(int64_t m, int64_t k, int64_t n) { return m <= 128 && n >= 2048 && k >= 256; }
