@@ -23,6 +23,9 @@
 
 #include "cuda/kernels/1_blocktile.cu"
 #include "cuda/check.h"
+#include "cuda/device.cu"
+#include "cuda/pools.cu"
+#include "cuda/kernels/launch.cu"
 #include "cuda/kernels/2_mma.cu"
 #include "cuda/kernels/0_muld.cu"
 #include "cuda/kernels/choose.h"
@@ -132,14 +135,24 @@ double backToBackMs(Problem& p, const Runner& run, int count) {
 }
 
 // A kernel of the product, in one precision; kernels that read Bᵀ get it transposed into bt first, as the
-// product does, and that transpose is timed with them.
+// product does, and that transpose is timed with them. Where the plan splits K, the product's ProductLaunch runs
+// it (launch.cu: the slices, their float64 sum, and the magnitude classes the product finds too).
 Runner product(const cuda_matmul::KernelPlan& plan, float* bt) {
-  return [&kernel = *plan.variant, transposedB = plan.row->transposedB, precision = plan.precision, bt](cuda_matmul::GemmOperands o) {
+  auto split = std::make_shared<std::unique_ptr<cuda_matmul::ProductLaunch>>();
+  return [plan, &kernel = *plan.variant, transposedB = plan.row->transposedB, precision = plan.precision, bt,
+          split](cuda_matmul::GemmOperands o) {
+    o.exactB = o.b;
+    o.exactLdb = o.ldb;
     if (transposedB) {
       const int64_t ldbt = cuda_matmul::paddedPitch(o.k);
       cuda_matmul::launchTranspose(o.b, o.ldb, bt, ldbt, o.k, o.n, cuda_matmul::transposedBRounding(precision), nullptr);
       o.b = bt;
       o.ldb = ldbt;
+    }
+    if (plan.splitFor(o.m, cuda_matmul::paddedPitch(o.n), o.k).slices > 1) {
+      if (!*split) *split = std::make_unique<cuda_matmul::ProductLaunch>(plan, 0, o.m, o.n, o.k);
+      (*split)->run(o, nullptr);
+      return;
     }
     kernel.launch(o, precision, nullptr);
     checkCuda(cudaGetLastError(), kernel.name);

@@ -120,6 +120,15 @@ export const WGMMA_AUTO_SHAPE: Case = { m: 1100, k: 257, n: 1030 };
  * has more of its 64×192 tiles than an H100 has SMs, so blocks of the persistent grid take several; the second
  * takes its 64×128 tiles (a grid under one wave). Every edge cut.
  */
+/**
+ * Products whose grid on wgmma-t (the first) and wgmma (the second, fp32) is under half an H100's SMs, with K deep
+ * enough that the plan splits it to fill them (kernels/choose.h, chooseFillSlices).
+ */
+export const K_FILL_SHAPES: Case[] = [
+  { m: 40, k: 2500, n: 3001 },
+  { m: 300, k: 3000, n: 300 },
+];
+
 export const WGMMA_T_SHAPES: Case[] = [
   { m: 61, k: 300, n: 30011 },
   { m: 16, k: 300, n: 4099 },

@@ -109,13 +109,30 @@ struct KSplit {
 };
 
 // How a launch of up to `rows` rows of C (row pitch `pitch`) splits K into slices of at most `maxDepth`.
-inline KSplit chooseKSplit(int64_t maxDepth, int64_t rows, int64_t pitch, int64_t k) {
-  if (k <= maxDepth || rows == 0 || pitch == 0) return {};
+// K in `wanted` slices of equal depth (whole k tiles), as many as the workspace holds; not split under 2.
+inline KSplit sliceK(int64_t wanted, int64_t rows, int64_t pitch, int64_t k) {
+  if (rows == 0 || pitch == 0) return {};
   const int64_t fit = kSplitWorkspaceBytes / (rows * pitch * static_cast<int64_t>(sizeof(float)));
-  const int64_t slices = std::min({(k + maxDepth - 1) / maxDepth, fit, kMaxSlices});
+  const int64_t slices = std::min({wanted, fit, kMaxSlices});
   if (slices < 2) return {};
   const int64_t depth = ((k + slices - 1) / slices + kSliceAlignment - 1) / kSliceAlignment * kSliceAlignment;
   return {static_cast<int>((k + depth - 1) / depth), depth};
+}
+inline KSplit chooseKSplit(int64_t maxDepth, int64_t rows, int64_t pitch, int64_t k) {
+  if (k <= maxDepth) return {};
+  return sliceK((k + maxDepth - 1) / maxDepth, rows, pitch, k);
+}
+
+// A kernel whose block takes a whole SM (wgmma, wgmma-t) with a grid of at most half the SMs splits K so that its
+// slices fill them, each at least kMinFillDepth deep: 64×4096×4096 on wgmma-t has 32 blocks of 64×128, and 4 slices
+// of 1024 (bench/NOTES.md, step 4). Not shallower: at 512³ the float64 sum of the slices cost more than the
+// idle SMs (bench/NOTES.md, "Tried and dropped: splitting K for grids under half the SMs").
+constexpr int64_t kMinFillDepth = 1024;
+inline int64_t chooseFillSlices(const KernelVariant& variant, int64_t m, int64_t k, int64_t n, int multiprocessors) {
+  if (!variant.wholeSm || m == 0 || n == 0) return 1;
+  const int64_t blocks = ((m + variant.tile.rows - 1) / variant.tile.rows) * ((n + variant.tile.cols - 1) / variant.tile.cols);
+  if (2 * blocks > multiprocessors) return 1;
+  return std::max<int64_t>(1, std::min(multiprocessors / blocks, k / kMinFillDepth));
 }
 
 // CUDA grids hold at most 65535 blocks in y; a panel never needs more.
@@ -140,9 +157,12 @@ struct KernelPlan {
   const KernelVariant* variant = nullptr;
   Precision precision = Precision::Fp32;
   int64_t panelRows = 0;
+  int64_t fillSlices = 1;  // chooseFillSlices
 
+  // Long K's slices (for accuracy), else those that fill the SMs.
   KSplit splitFor(int64_t rows, int64_t pitch, int64_t k) const {
-    return chooseKSplit(sliceDepth(*row, precision), rows, pitch, k);
+    const KSplit longK = chooseKSplit(sliceDepth(*row, precision), rows, pitch, k);
+    return longK.slices > 1 || fillSlices < 2 ? longK : sliceK(fillSlices, rows, pitch, k);
   }
 };
 
@@ -154,6 +174,7 @@ inline KernelPlan planKernel(Kernel requested, Precision precision, int64_t m, i
   plan.row = &kernelRow(requested != Kernel::Auto ? requested : autoKernel(precision, m, k, n, device));
   plan.variant = &chooseVariant(plan.row->variants(precision), m, n, device.multiprocessors);
   plan.panelRows = choosePanelRows(m, n, plan.variant->tile, device.multiprocessors);
+  plan.fillSlices = chooseFillSlices(*plan.variant, m, k, n, device.multiprocessors);
   return plan;
 }
 
