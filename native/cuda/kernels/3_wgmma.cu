@@ -271,7 +271,7 @@ void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream
   if (o.m == 0 || o.n == 0) return;
   if (!rowsAligned16(o.a, o.lda) || !rowsAligned16(o.b, o.ldb))
     throw MatmulError(ErrorKind::Failure, "internal error: wgmma needs A and Bᵀ rows 16-byte aligned");
-  if (o.n > INT32_MAX - T::kCols || (o.slices == 1 && o.k > kMaxChunkDepth) || (o.slices > 1 && o.sliceDepth % kDepth != 0))
+  if (o.n > INT32_MAX - T::kCols || !chunksOfK(o))
     throw MatmulError(ErrorKind::Range, "wgmma: this shape needs the plan's split of K (internal error)");
   static SharedMemoryOptIn optIn;
   optIn.ensure(wgmmaGemm<T>, T::kSharedBytes, "cudaFuncSetAttribute(wgmma shared memory)");
@@ -279,10 +279,7 @@ void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream
   const int64_t blocks = ((o.m + kBlockRows - 1) / kBlockRows) * ((o.n + T::kCols - 1) / T::kCols);
   if (blocks > INT32_MAX) throw MatmulError(ErrorKind::Range, "wgmma: the product has more blocks than one grid holds");
   const bool pairs = reinterpret_cast<uintptr_t>(o.c) % 8 == 0 && o.ldc % 2 == 0;
-  const int64_t slicesPerChunk = o.slices == 1 ? 1 : std::max<int64_t>(1, kMaxChunkDepth / o.sliceDepth);
-  for (int64_t first = 0; first < o.slices; first += slicesPerChunk) {
-    const int64_t slices = std::min<int64_t>(slicesPerChunk, o.slices - first);
-    const int64_t begin = first * o.sliceDepth, depth = o.slices == 1 ? o.k : std::min(slices * o.sliceDepth, o.k - begin);
+  forEachChunkOfK(o, [&](int64_t first, int64_t slices, int64_t begin, int64_t depth) {
     // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
     const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, kBlockRows);
     const CUtensorMap mapBt = tileMap(o.b + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, T::kCols);
@@ -293,7 +290,7 @@ void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream
         mapA, mapBt, mapBtSmall, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc, pairs, o.a + begin, o.lda,
         o.exactB + begin * o.exactLdb, o.exactLdb, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, o.aClasses,
         o.bClasses);
-  }
+  });
 }
 
 template <int COLS, bool SPLIT>

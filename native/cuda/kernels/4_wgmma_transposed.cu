@@ -34,6 +34,7 @@
 #include "cuda/kernels/hopper.cuh"
 #include "cuda/kernels/kernel.h"
 #include "cuda/kernels/registry.h"
+#include "cuda/status.h"
 
 namespace cuda_matmul {
 namespace wgmma_t {  // named, so that bench/kernels.cu can include this file beside 3_wgmma.cu
@@ -274,15 +275,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 #endif
 }
 
-// Persistent grids: one block per multiprocessor of the current device (cached per device).
+// Persistent grids: one block per multiprocessor of the current device, as CUDA listed it once (device.cu).
 int multiprocessors() {
-  static int counts[64] = {};
   int device = 0;
   checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-  int& count = counts[device < 64 ? device : 0];
-  if (count == 0 || device >= 64)
-    checkCuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  return count;
+  for (const DeviceDescription& listed : cudaStatus().devices)
+    if (listed.index == device) return listed.multiprocessors;
+  throw MatmulError(ErrorKind::Failure, "internal error: wgmma-t launched on a device CUDA did not list");
 }
 
 // B is read as the caller holds it (k×n, ldb): the registry row says transposedB = false.
@@ -293,27 +292,24 @@ void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStrea
   if (o.m == 0 || o.n == 0) return;
   if (!rowsAligned16(o.a, o.lda) || !rowsAligned16(o.b, o.ldb))
     throw MatmulError(ErrorKind::Failure, "internal error: wgmma-t needs A and B rows 16-byte aligned");
-  if (o.m > INT32_MAX - kRowsC || o.n > INT32_MAX - T::kColsC || (o.slices == 1 && o.k > kMaxChunkDepth) || (o.slices > 1 && o.sliceDepth % kDepth != 0))
+  if (o.m > INT32_MAX - kRowsC || o.n > INT32_MAX - T::kColsC || !chunksOfK(o))
     throw MatmulError(ErrorKind::Range, "wgmma-t: this shape needs the plan's split of K (internal error)");
   static_assert(T::kThreads == 128 * (1 + T::kConsumers) && T::kConsumerRegisters % 8 == 0,
                 "a producer warpgroup and the consumers; setmaxnreg takes multiples of 8");
   static SharedMemoryOptIn optIn;
   optIn.ensure(wgmmaTransposedGemm<T>, T::kSharedBytes, "cudaFuncSetAttribute(wgmma-t shared memory)");
   const int64_t tilesPerSlice = ((o.m + kRowsC - 1) / kRowsC) * ((o.n + T::kColsC - 1) / T::kColsC);
-  // TMA coordinates are 32-bit: slices go to the kernel in chunks of at most kMaxChunkDepth of K, each with a map.
-  const int64_t slicesPerChunk = o.slices == 1 ? 1 : std::max<int64_t>(1, kMaxChunkDepth / o.sliceDepth);
-  for (int64_t first = 0; first < o.slices; first += slicesPerChunk) {
-    const int64_t slices = std::min<int64_t>(slicesPerChunk, o.slices - first);
-    const int64_t begin = first * o.sliceDepth, depth = o.slices == 1 ? o.k : std::min(slices * o.sliceDepth, o.k - begin);
+  const int gridLimit = multiprocessors();
+  forEachChunkOfK(o, [&](int64_t first, int64_t slices, int64_t begin, int64_t depth) {
     // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
     const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, kRowsC);
     const CUtensorMap mapB = tileMap(o.b + begin * o.ldb, std::max<int64_t>(depth, 1), o.n, o.ldb, kDepth);
     const int64_t tiles = tilesPerSlice * slices;
-    const int blocks = static_cast<int>(std::min<int64_t>(tiles, multiprocessors()));
+    const int blocks = static_cast<int>(std::min<int64_t>(tiles, gridLimit));
     wgmmaTransposedGemm<T><<<blocks, T::kThreads, T::kSharedBytes, stream>>>(
         mapA, mapB, o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb, o.c + first * o.sliceStride, o.ldc, o.m,
         depth, o.n, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, tiles, o.aClasses, o.bClasses);
-  }
+  });
 }
 
 template <bool SPLIT, int CONSUMERS>

@@ -8,12 +8,14 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
 #include "core/errors.h"
 #include "cuda/check.h"
+#include "cuda/kernels/kernel.h"
 
 namespace cuda_matmul {
 namespace hopper {
@@ -198,6 +200,23 @@ inline CUtensorMap tileMap(const float* matrix, int64_t rows, int64_t cols, int6
 
 // TMA coordinates are 32-bit: K goes to the kernel in chunks of at most this many, each with tensor maps of its own.
 inline constexpr int64_t kMaxChunkDepth = int64_t{1} << 30;
+
+// Whether the plan split K as the chunks need (choose.h): one slice within a chunk, or slices of whole 32-deep tiles.
+inline bool chunksOfK(const GemmOperands& o) {
+  return o.slices == 1 ? o.k <= kMaxChunkDepth : o.sliceDepth % kTileWidth == 0;
+}
+
+// Calls launch(firstSlice, slices, begin, depth) for each chunk of K: the slices [firstSlice, firstSlice + slices)
+// of o's split (or all of K, unsplit), covering K from `begin`, `depth` deep.
+template <class Launch>
+void forEachChunkOfK(const GemmOperands& o, Launch&& launch) {
+  const int64_t slicesPerChunk = o.slices == 1 ? 1 : std::max<int64_t>(1, kMaxChunkDepth / o.sliceDepth);
+  for (int64_t first = 0; first < o.slices; first += slicesPerChunk) {
+    const int64_t slices = std::min<int64_t>(slicesPerChunk, o.slices - first);
+    const int64_t begin = first * o.sliceDepth, depth = o.slices == 1 ? o.k : std::min(slices * o.sliceDepth, o.k - begin);
+    launch(first, slices, begin, depth);
+  }
+}
 
 }  // namespace hopper
 }  // namespace cuda_matmul
