@@ -5,7 +5,7 @@ import { pbkdf2 } from 'crypto';
 import { promisify } from 'util';
 import { allocHost, freeHost, info, matmul, Matrix } from '../lib';
 import { native } from '../lib/native';
-import { cuda, describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES, WGMMA_AUTO_SHAPE, WGMMA_T_SHAPES, K_FILL_SHAPES } from './helpers';
+import { cuda, describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES, WGMMA_AUTO_SHAPE, WGMMA_ROW64_SHAPES, WGMMA_T_SHAPES, K_FILL_SHAPES } from './helpers';
 
 const KERNELS = ['muld', 'blocktile', 'mma'] as const;
 const FP32_TOLERANCE = 1e-5;
@@ -31,7 +31,7 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
     correctnessSuite({ backend: 'cuda', kernel: 'wgmma', precision: 'tf32' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE], TF32_TOLERANCE);
   });
   (hopper ? describe : describe.skip)(`kernel wgmma, precision fp32 (3xTF32)${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
-    correctnessSuite({ backend: 'cuda', kernel: 'wgmma' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE, ...K_FILL_SHAPES], FP32_TOLERANCE);
+    correctnessSuite({ backend: 'cuda', kernel: 'wgmma' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE, ...WGMMA_ROW64_SHAPES, ...K_FILL_SHAPES], FP32_TOLERANCE);
   });
   // wgmma-t: the same tensor cores on Cᵀ = Bᵀ·Aᵀ, B read as stored; its tiles are 64 rows × 192 or 128 columns of C.
   (hopper ? describe : describe.skip)(`kernel wgmma-t, precisions fp32 (3xTF32) and tf32${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {

@@ -112,6 +112,16 @@ export const MMA_TILE_SHAPES: Case[] = [
   { m: 33, k: 9, n: 25601 },
 ];
 
+/**
+ * Products for which wgmma's fp32 mode takes its 64-row tiles (one consumer warpgroup) on an H100/H200
+ * (kernels/choose.h, chooseVariant): 64×32 for a grid that 128-row tiles leave under one wave, 64×64 for few rows
+ * and a wide B. Every edge cut.
+ */
+export const WGMMA_ROW64_SHAPES: Case[] = [
+  { m: 509, k: 301, n: 511 },
+  { m: 47, k: 33, n: 20011 },
+];
+
 /** A product for which 'auto' in tf32 picks wgmma on an H100/H200 (kernels/choose.h, wgmmaPaysFor). */
 export const WGMMA_AUTO_SHAPE: Case = { m: 1100, k: 257, n: 1030 };
 

@@ -30,7 +30,8 @@
 // summed straight into the accumulators the error grew with K (2.9e-5 at 4096³, 26× cuBLAS SGEMM's), so each
 // stage's products start from zero and are added with round-to-nearest FADDs.
 // Block tiles: tf32 128×256, with 128×128 and 128×64 for narrow products and grids under one wave; fp32 128×128,
-// 128×64 and 128×32 (choose.h, chooseVariant). The narrow tf32 tiles took 100000×768×64 from 51 to 77 TFLOP/s
+// 128×64 and 128×32, and with one consumer warpgroup 64×64 and 64×32 (choose.h, chooseVariant): 512³ 0.019 ms
+// on 64×32 against 0.021 on 128×32 (1.42× cuBLAS SGEMM), 512×1024×512 0.023 against 0.030. The narrow tf32 tiles took 100000×768×64 from 51 to 77 TFLOP/s
 // (2.27× cuBLAS TF32) and 1024³ from 60 to 86 (1.32×).
 // Measured on an H100 (bench/NOTES.md, step 3): tf32 4096³ 387 TFLOP/s alone, 338 with the transpose of B,
 // against cuBLAS TF32's 386 (0.87×; mma's tf32 mode 140); 8192³ 373 against 404; error 2.6e-4, as cuBLAS's.
@@ -55,25 +56,32 @@ namespace {
 
 using namespace hopper;
 
-constexpr int kBlockRows = 128, kDepth = kTileWidth;  // k per stage: one swizzle row
-constexpr int kConsumers = 2;                     // warpgroups that multiply, 64 rows of the block each
-constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0 produces
-constexpr int kTileBytesA = kBlockRows * kDepth * 4;
+constexpr int kDepth = kTileWidth;  // k per stage: one swizzle row
 constexpr int kStageBudget = 200 * 1024;  // of the 227 KB of shared memory a block may have
 
-// One compiled configuration: 128 × COLS blocks of C. SPLIT: precision fp32 by 3xTF32, each operand x split into
+// One compiled configuration: (64·CONSUMERS) × COLS blocks of C, each consumer warpgroup multiplying 64 rows of
+// the block (warpgroup 0 produces). SPLIT: precision fp32 by 3xTF32, each operand x split into
 // big = tf32(x) and small = tf32(x − big), and A·B taken as A_small·B_big + A_big·B_small + A_big·B_big (what is
 // left out, A_small·B_small, is 2^-22 of a product): each stage then also holds Bᵀ's remainders.
-template <int COLS, bool SPLIT>
+template <int COLS, bool SPLIT, int CONSUMERS = 2>
 struct Tile {
+  static constexpr int kConsumers = CONSUMERS;
+  static constexpr int kRows = 64 * CONSUMERS;
+  static constexpr int kThreads = 128 * (1 + CONSUMERS);
   static constexpr int kCols = COLS;
   static constexpr bool kSplit = SPLIT;
+  static constexpr int kTileBytesA = kRows * kDepth * 4;
   static constexpr int kTileBytesB = COLS * kDepth * 4;
   static constexpr int kStageBytes = kTileBytesA + (SPLIT ? 2 : 1) * kTileBytesB;
   static constexpr int kStages = kStageBudget / kStageBytes < 8 ? kStageBudget / kStageBytes : 8;
   // Stages, then 2 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
   static constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
   static constexpr int kAccumulators = COLS / 2;  // per consumer thread: 64 rows × COLS over 128 threads
+  // fp32 on tiles up to 64 wide takes stages in pairs, the second's products issued before the first's are waited
+  // for (two `part`s and two fragment buffers fit in the registers, which 128×128's 64 accumulators each do not):
+  // waiting for each stage's 12 wgmmas before loading the next left the tensor cores idle between stages
+  // (512³ on 128×32: 0.018 → 0.017 ms, 1024³ on 128×64 unchanged).
+  static constexpr bool kTwoInFlight = SPLIT && COLS <= 64;
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -84,15 +92,15 @@ constexpr int kGroupRows = 8;
 
 // Which tile of C (first row, first column) this block computes: groups of kGroupRows tile rows sweep the
 // columns one column of tiles at a time.
-template <int COLS>
+template <class T>
 __device__ __forceinline__ int2 blockTile(int64_t M, int64_t N) {
-  const int columns = static_cast<int>((N + COLS - 1) / COLS);
-  const int rows = static_cast<int>((M + kBlockRows - 1) / kBlockRows);
+  const int columns = static_cast<int>((N + T::kCols - 1) / T::kCols);
+  const int rows = static_cast<int>((M + T::kRows - 1) / T::kRows);
   const int block = static_cast<int>(blockIdx.x), perGroup = kGroupRows * columns;
   const int firstRow = block / perGroup * kGroupRows;
   const int rowsInGroup = min(rows - firstRow, kGroupRows);
   const int inGroup = block % perGroup;
-  return {(firstRow + inGroup % rowsInGroup) * kBlockRows, inGroup / rowsInGroup * COLS};
+  return {(firstRow + inGroup % rowsInGroup) * T::kRows, inGroup / rowsInGroup * T::kCols};
 }
 
 // This thread's A fragment for k-step kk (8 deep) of its warpgroup's 64 rows of a stage.
@@ -139,7 +147,7 @@ __device__ __forceinline__ float storeAccumulators(const float (&d)[COLS / 2], f
 // A (lda) and B as the caller holds it (k×n, ldb): for the exact recomputation of non-finite results.
 // Split K: block row y of the grid multiplies slice y, sliceDepth deep (a multiple of kDepth), into C + y·sliceStride.
 template <class T>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(T::kThreads, 1)
     wgmmaGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapBt,
               const __grid_constant__ CUtensorMap mapBtSmall, float* __restrict__ C,
               int64_t M, int64_t K, int64_t N, int64_t ldc, bool pairs, const float* A, int64_t lda, const float* B,
@@ -154,20 +162,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * T::kStageBytes);
   uint64_t* const empty = full + kStages;
   auto tileA = [&](int stage) { return stages + stage * T::kStageBytes; };
-  auto tileB = [&](int stage) { return stages + stage * T::kStageBytes + kTileBytesA; };
+  auto tileB = [&](int stage) { return stages + stage * T::kStageBytes + T::kTileBytesA; };
   auto tileBSmall = [&](int stage) { return tileB(stage) + T::kTileBytesB; };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       barrierInit(&full[s], 1);            // the producer's expect-bytes arrival, then the TMA's bytes
-      barrierInit(&empty[s], kConsumers);  // one arrival per consumer warpgroup
+      barrierInit(&empty[s], T::kConsumers);  // one arrival per consumer warpgroup
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
 
   const int kTiles = static_cast<int>((K + kDepth - 1) / kDepth);
-  const int2 tile = blockTile<T::kCols>(M, N);
+  const int2 tile = blockTile<T>(M, N);
   const int blockRow = tile.x, blockCol = tile.y;
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
@@ -193,13 +201,32 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The tensor cores add into their fp32 accumulators rounding toward zero, a bias that grows with K: summing
   // 3xTF32's products straight into d gave 2.9e-5 at 4096³ against cuBLAS SGEMM's 1.1e-6 (bench/NOTES.md). So
   // in fp32 each stage's products start from zero in `part`, which is added to d with round-to-nearest FADDs.
-  float part[T::kSplit ? T::kAccumulators : 1] = {};
-  // A fragments rounded to TF32 (and for SPLIT their remainders). tf32 keeps two stages' (one read by the wgmma
-  // still in flight, one being loaded); SPLIT waits for each stage's products to add them, so one stage's.
-  constexpr int kBuffers = T::kSplit ? 1 : 2;
-  uint32_t big[kBuffers][kDepth / 8][4], small[kDepth / 8][4];  // small: SPLIT only
+  constexpr int kParts = T::kTwoInFlight ? 2 : 1;
+  float part[kParts][T::kSplit ? T::kAccumulators : 1] = {};
+  // A fragments rounded to TF32 (and for SPLIT their remainders). Two stages' where two are in flight (one read by
+  // the wgmmas still running, one being loaded), else one stage's: SPLIT otherwise waits for each stage's products.
+  constexpr int kBuffers = T::kSplit && !T::kTwoInFlight ? 1 : 2;
+  uint32_t big[kBuffers][kDepth / 8][4], small[kBuffers][kDepth / 8][4];  // small: SPLIT only
+  // Adds a finished stage's products to d, in stage order (so two in flight sum exactly as one at a time).
+  auto addPart = [&](auto buffer) {
+    float(&finished)[T::kSplit ? T::kAccumulators : 1] = part[decltype(buffer)::value % kParts];
+#pragma unroll
+    for (int i = 0; i < T::kAccumulators; ++i) d[i] += finished[i];
+  };
+  // SPLIT: waits for stage kt's products (`pending` groups issued after them may stay in flight), adds them to d
+  // and frees the stage.
+  auto finishSplitStage = [&](int kt, auto buffer, auto pending) {
+    constexpr int kBuffer = decltype(buffer)::value % kBuffers;
+    wgmmaWait<decltype(pending)::value>();
+    pinRegisters(part[decltype(buffer)::value % kParts]);
+#pragma unroll
+    for (int kk = 0; kk < kDepth / 8; ++kk) pinRegisters(big[kBuffer][kk]), pinRegisters(small[kBuffer][kk]);
+    addPart(buffer);
+    if (threadIdx.x % 128 == 0) barrierArrive(&empty[kt % kStages]);
+  };
   auto consume = [&](int kt, auto buffer) {
     constexpr int kBuffer = decltype(buffer)::value % kBuffers;
+    constexpr int kPart = decltype(buffer)::value % kParts;
     const int stage = kt % kStages;
     barrierWait(&full[stage], (kt / kStages) & 1);
 #pragma unroll
@@ -209,7 +236,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         big[kBuffer][kk][i] = tf32Bits(a[i]);
-        if constexpr (T::kSplit) small[kk][i] = tf32Bits(a[i] - __uint_as_float(big[kBuffer][kk][i]));
+        if constexpr (T::kSplit) small[kBuffer][kk][i] = tf32Bits(a[i] - __uint_as_float(big[kBuffer][kk][i]));
       }
     }
     wgmmaFence();
@@ -217,23 +244,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int kk = 0; kk < kDepth / 8; ++kk) {  // 8 tf32 = 32 bytes along k, inside the swizzled rows of Bᵀ
       const uint64_t bBig = sharedDescriptor(tileB(stage) + kk * 32);
       if constexpr (T::kSplit) {  // the small terms first, so that they are not lost below the big one
-        wgmma64xNx8<T::kCols>(part, small[kk], bBig, kk > 0);
-        wgmma64xNx8<T::kCols>(part, big[0][kk], sharedDescriptor(tileBSmall(stage) + kk * 32), true);
-        wgmma64xNx8<T::kCols>(part, big[0][kk], bBig, true);
+        wgmma64xNx8<T::kCols>(part[kPart], small[kBuffer][kk], bBig, kk > 0);
+        wgmma64xNx8<T::kCols>(part[kPart], big[kBuffer][kk], sharedDescriptor(tileBSmall(stage) + kk * 32), true);
+        wgmma64xNx8<T::kCols>(part[kPart], big[kBuffer][kk], bBig, true);
       } else {
         wgmma64xNx8<T::kCols>(d, big[kBuffer][kk], bBig, true);
       }
     }
     wgmmaCommit();
-    if constexpr (T::kSplit) {
-      wgmmaWait<0>();
-      pinRegisters(part);
-#pragma unroll
-      for (int kk = 0; kk < kDepth / 8; ++kk) pinRegisters(big[0][kk]), pinRegisters(small[kk]);
-#pragma unroll
-      for (int i = 0; i < T::kAccumulators; ++i) d[i] += part[i];
-      if (threadIdx.x % 128 == 0) barrierArrive(&empty[stage]);
-    } else {
+    if constexpr (!T::kSplit) {
       // Keep this stage's products in flight; the previous stage's are done once one group is pending, and its
       // shared memory and fragments can be reused.
       wgmmaWait<1>();
@@ -241,6 +260,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int kk = 0; kk < kDepth / 8; ++kk) pinRegisters(big[0][kk]), pinRegisters(big[1][kk]);
       if (kt > 0 && threadIdx.x % 128 == 0) barrierArrive(&empty[(kt - 1) % kStages]);
+    } else if constexpr (!T::kTwoInFlight) {
+      finishSplitStage(kt, buffer, std::integral_constant<int, 0>{});
+    } else if constexpr (decltype(buffer)::value == 1) {
+      // Stages in pairs, each pair's products waited for before the next pair starts: ptxas serialises wgmmas
+      // whose accumulators are read while a group issued before a loop's back edge may still be in flight.
+      finishSplitStage(kt - 1, std::integral_constant<int, 0>{}, std::integral_constant<int, 1>{});
+      finishSplitStage(kt, buffer, std::integral_constant<int, 0>{});
     }
   };
   int kt = 0;
@@ -248,7 +274,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     consume(kt, std::integral_constant<int, 0>{});
     consume(kt + 1, std::integral_constant<int, 1>{});
   }
-  if (kt < kTiles) consume(kt, std::integral_constant<int, 0>{});
+  if (kt < kTiles) {
+    consume(kt, std::integral_constant<int, 0>{});
+    if constexpr (T::kTwoInFlight) finishSplitStage(kt, std::integral_constant<int, 0>{}, std::integral_constant<int, 0>{});
+  }
   wgmmaWait<0>();
   pinRegisters(d);
   const int64_t rowBase = blockRow + consumer * 64;
@@ -276,32 +305,35 @@ void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream
   static SharedMemoryOptIn optIn;
   optIn.ensure(wgmmaGemm<T>, T::kSharedBytes, "cudaFuncSetAttribute(wgmma shared memory)");
   // A one-dimensional grid in x, which blockTile maps onto C; the K slices of one chunk in y.
-  const int64_t blocks = ((o.m + kBlockRows - 1) / kBlockRows) * ((o.n + T::kCols - 1) / T::kCols);
+  const int64_t blocks = ((o.m + T::kRows - 1) / T::kRows) * ((o.n + T::kCols - 1) / T::kCols);
   if (blocks > INT32_MAX) throw MatmulError(ErrorKind::Range, "wgmma: the product has more blocks than one grid holds");
   const bool pairs = reinterpret_cast<uintptr_t>(o.c) % 8 == 0 && o.ldc % 2 == 0;
   forEachChunkOfK(o, [&](int64_t first, int64_t slices, int64_t begin, int64_t depth) {
     // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
-    const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, kBlockRows);
+    const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, T::kRows);
     const CUtensorMap mapBt = tileMap(o.b + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, T::kCols);
     const CUtensorMap mapBtSmall =
         T::kSplit ? tileMap(o.b + o.n * o.ldb + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, T::kCols) : mapBt;
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(slices));
-    wgmmaGemm<T><<<grid, kThreads, T::kSharedBytes, stream>>>(
+    wgmmaGemm<T><<<grid, T::kThreads, T::kSharedBytes, stream>>>(
         mapA, mapBt, mapBtSmall, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc, pairs, o.a + begin, o.lda,
         o.exactB + begin * o.exactLdb, o.exactLdb, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, o.aClasses,
         o.bClasses);
   });
 }
 
-template <int COLS, bool SPLIT>
+template <int COLS, bool SPLIT, int CONSUMERS = 2>
 constexpr KernelVariant variant(const char* name) {
-  return {name, launchWgmma<Tile<COLS, SPLIT>>, {kBlockRows, COLS}, true};
+  using T = Tile<COLS, SPLIT, CONSUMERS>;
+  return {name, launchWgmma<T>, {T::kRows, COLS}, true};
 }
 constexpr KernelVariant kTf32Variants[] = {variant<256, false>("wgmma 128x256"), variant<128, false>("wgmma 128x128"),
                                            variant<64, false>("wgmma 128x64")};
 constexpr KernelVariant kFp32Variants[] = {variant<128, true>("wgmma 3xTF32 128x128"),
                                            variant<64, true>("wgmma 3xTF32 128x64"),
-                                           variant<32, true>("wgmma 3xTF32 128x32")};
+                                           variant<32, true>("wgmma 3xTF32 128x32"),
+                                           variant<64, true, 1>("wgmma 3xTF32 64x64"),
+                                           variant<32, true, 1>("wgmma 3xTF32 64x32")};
 
 }  // namespace
 

@@ -58,7 +58,10 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
 //     SM (wgmma) shrinks only while the smaller tile's grid still fits one wave: a second wave of half-size blocks
 //     takes as long as one wave of whole ones. wgmma has no 64-row tile; it shrinks its columns, to 32 in fp32;
 //   - wgmma-t has only 64-row tiles, 192 columns wide (three consumer warpgroups) or, for grids under one wave,
-//     128 (16×4096×16384 fp32: 0.143 ms against 0.175).
+//     128 (16×4096×16384 fp32: 0.143 ms against 0.175);
+//   - wgmma's fp32 mode also has 64×64 and 64×32 tiles (one consumer warpgroup), taken after 128×32 for grids
+//     still under one wave: 512³ 0.019 ms on 128 blocks of 64×32 against 0.021 on 64 of 128×32, 512×1024×512 0.023
+//     against 0.030.
 inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, int64_t n,
                                           int multiprocessors) {
   auto find = [&](int64_t rows, int64_t cols) -> const KernelVariant* {
@@ -79,6 +82,7 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
   auto blocks = [&](int64_t width) { return ((m + rows - 1) / rows) * ((n + width - 1) / width); };
   // The next narrower tile: half as wide, or 128 after wgmma-t's 192.
   auto narrower = [&] { return cols == 192 ? 128 : cols / 2; };
+  while (cols > 32 && !find(rows, cols)) cols = narrower();  // wgmma's fp32 64-row tiles are 64 wide at most
   const bool waves = variants.front().wholeSm;  // a property of the kernel: every variant has the same
   while (2 * blocks(cols) < 3 * static_cast<int64_t>(multiprocessors) &&
          (!waves || blocks(narrower()) <= static_cast<int64_t>(multiprocessors))) {
