@@ -86,13 +86,19 @@ export class Matrix {
    * const Y = await X.matmul(W);           // a new Matrix
    * await X.matmul(W, { out: Y });         // into Y, in place
    */
-  async matmul(other: Matrix, options?: MatrixProductOptions): Promise<Matrix> {
-    const { out, ...choices } = readMatrixProduct(options);
-    if (!(other instanceof Matrix)) throw new TypeError(`other: expected a Matrix, got ${describe(other)}`);
-    if (out !== undefined && !(out instanceof Matrix)) throw new TypeError(`out: expected a Matrix, got ${describe(out)}`);
-    const [a, b, c] = [this.#live(), other.#live('other'), out === undefined ? undefined : out.#live('out')];
-    const handle = await native.matrixMultiply(a, b, { ...choices, ...(c ? { out: c } : {}) });
-    return out ?? new Matrix(handle);
+  matmul(other: Matrix, options?: MatrixProductOptions): Promise<Matrix> {
+    // Not an async function, and no option objects rebuilt: this path's own cost is part of every awaited product
+    // (bench/NOTES.md, "Where a 512³ Matrix product's host time goes"). Errors still reject the returned Promise.
+    try {
+      const { out, kernel, precision } = readMatrixProduct(options);
+      if (!(other instanceof Matrix)) throw new TypeError(`other: expected a Matrix, got ${describe(other)}`);
+      if (out !== undefined && !(out instanceof Matrix)) throw new TypeError(`out: expected a Matrix, got ${describe(out)}`);
+      const a = this.#live(), b = other.#live('other');
+      if (out === undefined) return native.matrixMultiply(a, b, undefined, kernel, precision).then((handle) => new Matrix(handle));
+      return native.matrixMultiply(a, b, out.#live('out'), kernel, precision).then(() => out);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**

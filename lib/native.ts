@@ -30,7 +30,8 @@ export interface NativeBinding {
   /** The option table of native/core/options.h (lib/options.ts is the same). */
   options(): { backends: string[]; precisions: string[]; kernels: Record<string, { precisions: string[] }> };
   matrixFrom(data: Float32Array, rows: number, cols: number, options: object): Promise<NativeMatrixHandle>;
-  matrixMultiply(a: NativeMatrixHandle, b: NativeMatrixHandle, options: object): Promise<NativeMatrixHandle>;
+  matrixMultiply(a: NativeMatrixHandle, b: NativeMatrixHandle, out: NativeMatrixHandle | undefined, kernel: string | undefined,
+                 precision: string | undefined): Promise<NativeMatrixHandle>;
   matrixToArray(matrix: NativeMatrixHandle, out: Float32Array): Promise<Float32Array>;
   gemm(args: object, options: object): Promise<Float32Array>;
   matrixGemm(a: NativeMatrixHandle, b: NativeMatrixHandle, c: NativeMatrixHandle, shape: object, options: object): Promise<NativeMatrixHandle>;

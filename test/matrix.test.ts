@@ -132,6 +132,14 @@ test('the native binding alone refuses bad matrix arguments', async () => {
   expect(thrownBy(() => native.matrixFrom(new Float32Array(4), 3, 3, {})).name).toBe('RangeError');
   expect(thrownBy(() => native.matrixFrom(null as unknown as Float32Array, 1, 1, {})).name).toBe('TypeError');
   const fake = {} as Parameters<typeof native.matrixMultiply>[0];
-  expect(thrownBy(() => native.matrixMultiply(fake, fake, {})).name).toBe('TypeError');
+  expect(thrownBy(() => native.matrixMultiply(fake, fake, undefined, undefined, undefined)).name).toBe('TypeError');
   expect(thrownBy(() => native.matrixToArray(fake, new Float32Array(1))).name).toBe('TypeError');
+  // An object that only looks like a NativeMatrix (its prototype) is not one; bad choices and out are refused too.
+  const X = await Matrix.from(randomMatrix(4), 2, 2, { backend: 'cpu' });
+  const lookalike = Object.create(Object.getPrototypeOf(X.handle())) as typeof fake;
+  expect(thrownBy(() => native.matrixMultiply(lookalike, X.handle(), undefined, undefined, undefined)).message).toMatch(/^a: expected a Matrix/);
+  expect(thrownBy(() => native.matrixMultiply(X.handle(), X.handle(), lookalike, undefined, undefined)).message).toMatch(/^out: expected a Matrix/);
+  expect(thrownBy(() => native.matrixMultiply(X.handle(), X.handle(), undefined, 42 as unknown as string, undefined)).name).toBe('TypeError');
+  expect(thrownBy(() => native.matrixMultiply(X.handle(), X.handle(), undefined, undefined, 'fp16')).name).toBe('RangeError');
+  X.dispose();
 });

@@ -54,8 +54,7 @@ bool overlaps(const HeldArray& x, const HeldArray& y) {
   return xBegin < yBegin + y.bytes() && yBegin < xBegin + x.bytes() && x.bytes() > 0 && y.bytes() > 0;
 }
 
-std::string optionalString(const Napi::Object& options, const char* name) {
-  const Napi::Value value = options.Get(name);
+std::string optionalString(const Napi::Value& value, const char* name) {
   if (value.IsUndefined()) return "";
   if (!value.IsString()) fail(ErrorKind::Type, std::string(name) + ": expected a string, got " + describeValue(value));
   return value.As<Napi::String>().Utf8Value();
@@ -80,9 +79,19 @@ constexpr auto kKernelNames = [] {
 }();
 
 // kernel and precision (core/options.h): every kernel takes both precisions.
+Backend parseBackend(const Napi::Value& value) {
+  return parseChoice(optionalString(value, "backend"), "backend", kBackendNames, Backend::Auto);
+}
+Kernel parseKernel(const Napi::Value& value) {
+  return parseChoice(optionalString(value, "kernel"), "kernel", kKernelNames, Kernel::Auto);
+}
+Precision parsePrecision(const Napi::Value& value) {
+  return parseChoice(optionalString(value, "precision"), "precision", kPrecisionNames, Precision::Fp32);
+}
+
 void parseKernelAndPrecision(const Napi::Object& options, Kernel& kernel, Precision& precision) {
-  kernel = parseChoice(optionalString(options, "kernel"), "kernel", kKernelNames, Kernel::Auto);
-  precision = parseChoice(optionalString(options, "precision"), "precision", kPrecisionNames, Precision::Fp32);
+  kernel = parseKernel(options.Get("kernel"));
+  precision = parsePrecision(options.Get("precision"));
 }
 
 
@@ -98,7 +107,7 @@ int parseDevice(const Napi::Object& options) {
 
 Choice parseChoiceOptions(const Napi::Object& options) {
   Choice choice;
-  choice.backend = parseChoice(optionalString(options, "backend"), "backend", kBackendNames, Backend::Auto);
+  choice.backend = parseBackend(options.Get("backend"));
   parseKernelAndPrecision(options, choice.kernel, choice.precision);
   choice.device = parseDevice(options);
   return choice;
@@ -270,11 +279,15 @@ MatrixSource parseMatrixSource(const Napi::CallbackInfo& info) {
   const Napi::Object options = optionsObject(info[3]);
   rejectUnknownOptions(options, {"backend", "device"});
   Choice choice;
-  choice.backend = parseChoice(optionalString(options, "backend"), "backend", kBackendNames, Backend::Auto);
+  choice.backend = parseBackend(options.Get("backend"));
   choice.device = parseDevice(options);
   HeldArray data = HeldArray::takeInput(info[0], "data");
   requireLength(data, "data", length, "rows·cols");
   return {std::move(data), rows, cols, choice};
+}
+
+MatrixProductOptions parseMatrixProductChoices(const Napi::Value& kernel, const Napi::Value& precision) {
+  return {parseKernel(kernel), parsePrecision(precision), kernel.Env().Undefined()};
 }
 
 MatrixProductOptions parseMatrixProductOptions(const Napi::Value& value) {

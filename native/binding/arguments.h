@@ -71,6 +71,8 @@ struct MatrixProductOptions {
   Napi::Value out;
 };
 MatrixProductOptions parseMatrixProductOptions(const Napi::Value& options);
+// Matrix#matmul's kernel and precision, each a string or undefined (out is left undefined).
+MatrixProductOptions parseMatrixProductChoices(const Napi::Value& kernel, const Napi::Value& precision);
 
 // native.matrixToArray(matrix, out): out must be a Float32Array of `length` elements.
 HeldArray parseMatrixDestination(const Napi::Value& value, int64_t length);

@@ -13,6 +13,10 @@
 namespace cuda_matmul {
 namespace {
 
+// Marks the objects this file made as NativeMatrix wrappers: a tag check costs a fraction of the InstanceOf
+// (a prototype walk in JavaScript) it replaces, on every Matrix operation.
+constexpr napi_type_tag kNativeMatrixTag = {0x6a7c1b3e5d2f4a91ULL, 0x8e0b62c4f19d7a53ULL};
+
 class NativeMatrix : public Napi::ObjectWrap<NativeMatrix> {
  public:
   static Napi::Function define(Napi::Env env) {
@@ -26,14 +30,14 @@ class NativeMatrix : public Napi::ObjectWrap<NativeMatrix> {
 
   static Napi::Object wrap(Napi::Env env, std::shared_ptr<MatrixData> data) {
     Napi::Object object = AddonEnvironment::of(env).matrixConstructor.New({});
+    object.TypeTag(&kNativeMatrixTag);
     Unwrap(object)->data_ = std::move(data);
     return object;
   }
 
   // The live data of a NativeMatrix argument, or a TypeError naming it.
   static std::shared_ptr<MatrixData> require(const Napi::Value& value, const char* name) {
-    const Napi::FunctionReference& constructor = AddonEnvironment::of(value.Env()).matrixConstructor;
-    if (!value.IsObject() || !value.As<Napi::Object>().InstanceOf(constructor.Value()))
+    if (!value.IsObject() || !value.As<Napi::Object>().CheckTypeTag(&kNativeMatrixTag))
       throw MatmulError(ErrorKind::Type, std::string(name) + ": expected a Matrix");
     std::shared_ptr<MatrixData> data = Unwrap(value.As<Napi::Object>())->data_;
     if (!data) throw MatmulError(ErrorKind::Type, std::string(name) + ": this Matrix was disposed");
@@ -84,18 +88,21 @@ Napi::Value MatrixFrom(const Napi::CallbackInfo& info) {
 
 // The operations below are queued in program order when the call is made (core/plan.h) and settle when done.
 
-// matrixMultiply(a: NativeMatrix, b: NativeMatrix, { kernel, precision, out?: NativeMatrix }) → Promise<NativeMatrix>
+// matrixMultiply(a: NativeMatrix, b: NativeMatrix, out?: NativeMatrix, kernel?: string, precision?: string)
+//   → Promise<NativeMatrix>
+// Positional, not an options object: reading and checking an object's keys took a fifth of the call's time
+// (bench/NOTES.md, "Where a 512³ Matrix product's host time goes"); lib/matrix.ts has read the user's options.
 Napi::Value MatrixMultiply(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     auto a = NativeMatrix::require(info[0], "a");
     auto b = NativeMatrix::require(info[1], "b");
-    const MatrixProductOptions options = parseMatrixProductOptions(info[2]);
     std::shared_ptr<MatrixData> out;
     Napi::Reference<Napi::Object> outObject;
-    if (!options.out.IsUndefined()) {
-      out = NativeMatrix::require(options.out, "out");
-      outObject = Napi::Persistent(options.out.As<Napi::Object>());
+    if (!info[2].IsUndefined()) {
+      out = NativeMatrix::require(info[2], "out");
+      outObject = Napi::Persistent(info[2].As<Napi::Object>());
     }
+    const MatrixProductOptions options = parseMatrixProductChoices(info[3], info[4]);
     checkMatrixProduct(*a, *b, out.get());  // before anything is allocated
     if (!out) out = allocateMatrixLike(*a, a->rows, b->cols);
     const GemmShape shape = productShape(*a, *b);
