@@ -29,7 +29,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 timeout 575 npx jest --ci --maxWorkers=6 --randomize ${JEST_ARGS:-} > "$out/jest.log" 2>&1
 grep -E "^Tests:|^Test Suites:|✕" "$out/jest.log" > "$out/jest-summary.txt"
 timeout 70 compute-sanitizer --tool memcheck node bench/sanitize-shapes.js > "$out/memcheck.log" 2>&1
-timeout 70 compute-sanitizer --tool racecheck node bench/sanitize-shapes.js > "$out/racecheck.log" 2>&1
+timeout 150 compute-sanitizer --tool racecheck node bench/sanitize-shapes.js > "$out/racecheck.log" 2>&1
 fi
 if [ -z "${SKIP_ACCURACY:-}" ]; then
   wait

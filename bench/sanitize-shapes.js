@@ -12,6 +12,8 @@ const { random, relativeError } = require('./inputs');
 // SMs (chooseFillSlices).
 const SHAPES = [[1, 1, 1], [97, 131, 61], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601], [1100, 20, 1000], [509, 301, 511], [3, 70001, 5], [61, 300, 2053], [61, 300, 30011], [40, 2500, 3001]];
 const hopper = info().devices[0]?.computeCapability === '9.0';
+// SANITIZE_KERNELS=wgmma,wgmma-t keeps only those kernels' runs (racecheck runs every kernel in about 70 s no more).
+const only = process.env.SANITIZE_KERNELS?.split(',');
 const RUNS = [
   ...['muld', 'blocktile', 'mma'].map((kernel) => ({ kernel, precision: 'fp32', tolerance: 1e-5 })),
   { kernel: 'mma', precision: 'tf32', tolerance: 1e-3 },
@@ -19,7 +21,7 @@ const RUNS = [
   ...(hopper
     ? ['wgmma', 'wgmma-t'].flatMap((kernel) => [{ kernel, precision: 'fp32', tolerance: 1e-5 }, { kernel, precision: 'tf32', tolerance: 1e-3 }])
     : []),
-];
+].filter(({ kernel }) => !only || only.includes(kernel));
 
 // The relative error of c against the CPU's product; for one output element (1×K×1) against Σ|a_p·b_p|, the
 // scale rounding error is proportional to, as test/helpers.ts does: a cancelling dot product made ‖C‖ tiny, and
