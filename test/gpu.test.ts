@@ -28,7 +28,7 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   // wgmma runs on compute capability 9.0 alone; elsewhere asking for it is an error. fp32 is 3xTF32 on it.
   const hopper = cuda.devices[0]?.computeCapability === '9.0';
   (hopper ? describe : describe.skip)(`kernel wgmma, precision tf32${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
-    correctnessSuite({ backend: 'cuda', kernel: 'wgmma', precision: 'tf32' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE], TF32_TOLERANCE);
+    correctnessSuite({ backend: 'cuda', kernel: 'wgmma', precision: 'tf32' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE, ...K_FILL_SHAPES], TF32_TOLERANCE);
   });
   (hopper ? describe : describe.skip)(`kernel wgmma, precision fp32 (3xTF32)${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
     correctnessSuite({ backend: 'cuda', kernel: 'wgmma' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE, ...WGMMA_ROW64_SHAPES, ...K_FILL_SHAPES], FP32_TOLERANCE);
@@ -105,6 +105,6 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   });
   describe('kernel auto', () => {
     correctnessSuite({ backend: 'auto' }, [...SMALL_SHAPES, ...MMA_TILE_SHAPES, ...WGMMA_T_SHAPES, ...K_FILL_SHAPES], FP32_TOLERANCE);
-    correctnessSuite({ backend: 'auto', precision: 'tf32' }, [...SMALL_SHAPES, WGMMA_AUTO_SHAPE, ...WGMMA_T_SHAPES], TF32_TOLERANCE);
+    correctnessSuite({ backend: 'auto', precision: 'tf32' }, [...SMALL_SHAPES, WGMMA_AUTO_SHAPE, ...WGMMA_T_SHAPES, ...K_FILL_SHAPES], TF32_TOLERANCE);
   });
 });

@@ -131,8 +131,8 @@ export const WGMMA_AUTO_SHAPE: Case = { m: 1100, k: 257, n: 1030 };
  * takes its 64×128 tiles (a grid under one wave). Every edge cut.
  */
 /**
- * Products whose grid on wgmma-t (the first) and wgmma (the second, fp32) is under half an H100's SMs, with K deep
- * enough that the plan splits it to fill them (kernels/choose.h, chooseFillSlices).
+ * Products whose grid on wgmma-t (the first) and wgmma (the second; 'auto' takes it in both precisions) is under
+ * half an H100's SMs, with K deep enough that the plan splits it to fill them (kernels/choose.h, chooseFillSlices).
  */
 export const K_FILL_SHAPES: Case[] = [
   { m: 40, k: 2500, n: 3001 },

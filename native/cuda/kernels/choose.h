@@ -19,11 +19,13 @@ struct DeviceCaps {
 // of B included. In tf32 from 512 rows, 64 columns and k 256, since it has 128×128 and 128×64 tiles beside 128×256:
 // 1000³ 1.27× cuBLAS TF32 against mma's 0.83×, 100000×768×64 2.27× against 1.58×; 512³ ties, 256³ stays on mma, and
 // 64×768×100000 (whose 768×100000 B costs more to transpose than to multiply) goes to wgmma-t, which reads B as
-// stored (wgmmaTransposedPaysFor). In fp32 (3xTF32, three products per step, so the transpose weighs a third as
+// stored (wgmmaTransposedPaysFor). Also from 128 rows where k is 1024 or more, where its few blocks split K to fill
+// the SMs (chooseFillSlices) and mma's do not: 128×4096×512 0.054 ms on its tile alone against mma's 0.097,
+// 256×1024×1024 0.023 against 0.030, 384×1024×384 0.025 against 0.030 (bench/NOTES.md, session 22). In fp32 (3xTF32, three products per step, so the transpose weighs a third as
 // much) from 256 rows, 64 columns and k 256: 256³ 1.23× cuBLAS SGEMM against mma's 1.22×, 100000×768×64 1.59×
 // against 0.96×; at 1000×128×1000 mma wins (1.39× against 1.28×).
 inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
-  if (precision == Precision::Tf32) return m >= 512 && n >= 64 && k >= 256;
+  if (precision == Precision::Tf32) return n >= 64 && ((m >= 512 && k >= 256) || (m >= 128 && k >= 1024));
   return m >= 256 && n >= 64 && k >= 256;
 }
 
