@@ -82,12 +82,6 @@ constexpr auto kKernelNames = [] {
 Backend parseBackend(const Napi::Value& value) {
   return parseChoice(optionalString(value, "backend"), "backend", kBackendNames, Backend::Auto);
 }
-Kernel parseKernel(const Napi::Value& value) {
-  return parseChoice(optionalString(value, "kernel"), "kernel", kKernelNames, Kernel::Auto);
-}
-Precision parsePrecision(const Napi::Value& value) {
-  return parseChoice(optionalString(value, "precision"), "precision", kPrecisionNames, Precision::Fp32);
-}
 
 void parseKernelAndPrecision(const Napi::Object& options, Kernel& kernel, Precision& precision) {
   kernel = parseKernel(options.Get("kernel"));
@@ -184,6 +178,13 @@ void pointAt(GemmRequest& r, const HeldArray& a, const HeldArray& b, const HeldA
 }
 
 }  // namespace
+
+Kernel parseKernel(const Napi::Value& value) {
+  return parseChoice(optionalString(value, "kernel"), "kernel", kKernelNames, Kernel::Auto);
+}
+Precision parsePrecision(const Napi::Value& value) {
+  return parseChoice(optionalString(value, "precision"), "precision", kPrecisionNames, Precision::Fp32);
+}
 
 std::string describeValue(const Napi::Value& value) {
   if (value.IsNull()) return "null";
@@ -284,10 +285,6 @@ MatrixSource parseMatrixSource(const Napi::CallbackInfo& info) {
   HeldArray data = HeldArray::takeInput(info[0], "data");
   requireLength(data, "data", length, "rows·cols");
   return {std::move(data), rows, cols, choice};
-}
-
-MatrixProductOptions parseMatrixProductChoices(const Napi::Value& kernel, const Napi::Value& precision) {
-  return {parseKernel(kernel), parsePrecision(precision), kernel.Env().Undefined()};
 }
 
 MatrixProductOptions parseMatrixProductOptions(const Napi::Value& value) {

@@ -71,8 +71,9 @@ struct MatrixProductOptions {
   Napi::Value out;
 };
 MatrixProductOptions parseMatrixProductOptions(const Napi::Value& options);
-// Matrix#matmul's kernel and precision, each a string or undefined (out is left undefined).
-MatrixProductOptions parseMatrixProductChoices(const Napi::Value& kernel, const Napi::Value& precision);
+// A kernel or precision option's value: a name of the option table (core/options.h), or undefined for the default.
+Kernel parseKernel(const Napi::Value& value);
+Precision parsePrecision(const Napi::Value& value);
 
 // native.matrixToArray(matrix, out): out must be a Float32Array of `length` elements.
 HeldArray parseMatrixDestination(const Napi::Value& value, int64_t length);

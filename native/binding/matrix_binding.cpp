@@ -102,11 +102,12 @@ Napi::Value MatrixMultiply(const Napi::CallbackInfo& info) {
       out = NativeMatrix::require(info[2], "out");
       outObject = Napi::Persistent(info[2].As<Napi::Object>());
     }
-    const MatrixProductOptions options = parseMatrixProductChoices(info[3], info[4]);
+    const Kernel kernel = parseKernel(info[3]);
+    const Precision precision = parsePrecision(info[4]);
     checkMatrixProduct(*a, *b, out.get());  // before anything is allocated
     if (!out) out = allocateMatrixLike(*a, a->rows, b->cols);
     const GemmShape shape = productShape(*a, *b);
-    auto work = enqueueMatrixGemm(*a, *b, *out, shape, singleProduct(shape), options.kernel, options.precision);
+    auto work = enqueueMatrixGemm(*a, *b, *out, shape, singleProduct(shape), kernel, precision);
     auto object = std::make_shared<Napi::Reference<Napi::Object>>(std::move(outObject));
     return complete(info.Env(), "cuda-matmul:Matrix.matmul", std::move(work), [out, object](Napi::Env env) -> Napi::Value {
       return object->IsEmpty() ? NativeMatrix::wrap(env, out) : object->Value();

@@ -295,11 +295,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 // kernels/kernel.h.
 template <class T>
 void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream) {
-  if ((precision == Precision::Fp32) != T::kSplit)
-    throw MatmulError(ErrorKind::Failure, "internal error: a wgmma variant launched for the other precision");
-  if (o.m == 0 || o.n == 0) return;
-  if (!rowsAligned16(o.a, o.lda) || !rowsAligned16(o.b, o.ldb))
-    throw MatmulError(ErrorKind::Failure, "internal error: wgmma needs A and Bᵀ rows 16-byte aligned");
+  if (!readyToLaunch(o, precision, T::kSplit, "wgmma", "Bᵀ")) return;
   if (o.n > INT32_MAX - T::kCols || !chunksOfK(o))
     throw MatmulError(ErrorKind::Range, "wgmma: this shape needs the plan's split of K (internal error)");
   static SharedMemoryOptIn optIn;

@@ -287,11 +287,7 @@ int multiprocessors() {
 // B is read as the caller holds it (k×n, ldb): the registry row says transposedB = false.
 template <class T>
 void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStream_t stream) {
-  if ((precision == Precision::Fp32) != T::kSplit)
-    throw MatmulError(ErrorKind::Failure, "internal error: a wgmma-t variant launched for the other precision");
-  if (o.m == 0 || o.n == 0) return;
-  if (!rowsAligned16(o.a, o.lda) || !rowsAligned16(o.b, o.ldb))
-    throw MatmulError(ErrorKind::Failure, "internal error: wgmma-t needs A and B rows 16-byte aligned");
+  if (!readyToLaunch(o, precision, T::kSplit, "wgmma-t", "B")) return;
   if (o.m > INT32_MAX - kRowsC || o.n > INT32_MAX - T::kColsC || !chunksOfK(o))
     throw MatmulError(ErrorKind::Range, "wgmma-t: this shape needs the plan's split of K (internal error)");
   static_assert(T::kThreads == 128 * (1 + T::kConsumers) && T::kConsumerRegisters % 8 == 0,

@@ -206,6 +206,18 @@ inline bool chunksOfK(const GemmOperands& o) {
   return o.slices == 1 ? o.k <= kMaxChunkDepth : o.sliceDepth % kTileWidth == 0;
 }
 
+// What both wgmma launches check first: the variant was built for this precision (`split`: 3xTF32, fp32) and the
+// rows of A and of the B operand (`bName`: B or Bᵀ) start 16-byte aligned, as TMA needs. Returns false when C is
+// empty and nothing is to be launched.
+inline bool readyToLaunch(const GemmOperands& o, Precision precision, bool split, const char* kernel, const char* bName) {
+  if ((precision == Precision::Fp32) != split)
+    throw MatmulError(ErrorKind::Failure, std::string("internal error: a ") + kernel + " variant launched for the other precision");
+  if (o.m == 0 || o.n == 0) return false;
+  if (!rowsAligned16(o.a, o.lda) || !rowsAligned16(o.b, o.ldb))
+    throw MatmulError(ErrorKind::Failure, std::string("internal error: ") + kernel + " needs A and " + bName + " rows 16-byte aligned");
+  return true;
+}
+
 // Calls launch(firstSlice, slices, begin, depth) for each chunk of K: the slices [firstSlice, firstSlice + slices)
 // of o's split (or all of K, unsplit), covering K from `begin`, `depth` deep.
 template <class Launch>
