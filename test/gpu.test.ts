@@ -1,15 +1,14 @@
-// The GPU suite: every CUDA kernel on every shape, in both precisions. Without a usable GPU it is reported
-// as skipped.
+// The GPU suite: the FFMA and mma kernels on every shape in both precisions, row panels, allocHost arrays and the
+// polled small products (wgmma, wgmma-t and 'auto' have their own files, so jest runs them side by side). Without a
+// usable GPU it is reported as skipped.
 import { correctnessSuite } from './correctness.shared';
 import { pbkdf2 } from 'crypto';
 import { promisify } from 'util';
 import { allocHost, freeHost, info, matmul, Matrix } from '../lib';
 import { native } from '../lib/native';
-import { cuda, describeGpu, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES, WGMMA_AUTO_SHAPE, WGMMA_ROW64_SHAPES, WGMMA_T_SHAPES, K_FILL_SHAPES } from './helpers';
+import { describeGpu, FP32_TOLERANCE, gpuSuiteName, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, randomMatrix, relativeError, SMALL_SHAPES, TF32_TOLERANCE } from './helpers';
 
 const KERNELS = ['muld', 'blocktile', 'mma'] as const;
-const FP32_TOLERANCE = 1e-5;
-const TF32_TOLERANCE = 1e-3;
 
 describeGpu(gpuSuiteName('CUDA backend'), () => {
   describe.each(KERNELS)('kernel %s', (kernel) => {
@@ -24,24 +23,6 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   // muld and blocktile have no TF32 mode: they accept the option and compute in fp32.
   describe.each(['muld', 'blocktile'] as const)('kernel %s, precision tf32', (kernel) => {
     correctnessSuite({ backend: 'cuda', kernel, precision: 'tf32' }, SMALL_SHAPES, FP32_TOLERANCE);
-  });
-  // wgmma runs on compute capability 9.0 alone; elsewhere asking for it is an error. fp32 is 3xTF32 on it.
-  const hopper = cuda.devices[0]?.computeCapability === '9.0';
-  (hopper ? describe : describe.skip)(`kernel wgmma, precision tf32${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
-    correctnessSuite({ backend: 'cuda', kernel: 'wgmma', precision: 'tf32' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE, ...K_FILL_SHAPES], TF32_TOLERANCE);
-  });
-  (hopper ? describe : describe.skip)(`kernel wgmma, precision fp32 (3xTF32)${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
-    correctnessSuite({ backend: 'cuda', kernel: 'wgmma' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE, ...WGMMA_ROW64_SHAPES, ...K_FILL_SHAPES], FP32_TOLERANCE);
-  });
-  // wgmma-t: the same tensor cores on Cᵀ = Bᵀ·Aᵀ, B read as stored; its tiles are 64 rows × 192 or 128 columns of C.
-  (hopper ? describe : describe.skip)(`kernel wgmma-t, precisions fp32 (3xTF32) and tf32${hopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, () => {
-    const shapes = [...SMALL_SHAPES, ...LARGE_SHAPES, ...PANEL_SHAPES, ...WGMMA_T_SHAPES, ...K_FILL_SHAPES];
-    correctnessSuite({ backend: 'cuda', kernel: 'wgmma-t' }, shapes, FP32_TOLERANCE);
-    correctnessSuite({ backend: 'cuda', kernel: 'wgmma-t', precision: 'tf32' }, shapes, TF32_TOLERANCE);
-  });
-  (hopper ? test.skip : test)(`kernel 'wgmma' below compute capability 9.0 is ERR_KERNEL_UNSUPPORTED${hopper ? ' — SKIPPED, this GPU is 9.0' : ''}`, async () => {
-    const attempt = matmul(new Float32Array(4), new Float32Array(4), { m: 2, k: 2, n: 2 }, { kernel: 'wgmma', precision: 'tf32' });
-    await expect(attempt).rejects.toMatchObject({ code: 'ERR_KERNEL_UNSUPPORTED' });
   });
   describe('row panels: transfers overlapped with the kernels (several panels)', () => {
     correctnessSuite({ backend: 'cuda' }, PANEL_SHAPES, FP32_TOLERANCE);
@@ -102,9 +83,5 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
       X.dispose();
       W.dispose();
     });
-  });
-  describe('kernel auto', () => {
-    correctnessSuite({ backend: 'auto' }, [...SMALL_SHAPES, ...MMA_TILE_SHAPES, ...WGMMA_T_SHAPES, ...K_FILL_SHAPES], FP32_TOLERANCE);
-    correctnessSuite({ backend: 'auto', precision: 'tf32' }, [...SMALL_SHAPES, WGMMA_AUTO_SHAPE, ...WGMMA_T_SHAPES, ...K_FILL_SHAPES], TF32_TOLERANCE);
   });
 });

@@ -7,6 +7,15 @@ export const hasGpu = cuda.backend === 'cuda';
 export const describeGpu = hasGpu ? describe : describe.skip;
 export const gpuSuiteName = (name: string): string =>
   hasGpu ? `${name} (on ${cuda.devices[0].name})` : `${name} — SKIPPED, no usable GPU: ${cuda.reason}`;
+/** wgmma runs on compute capability 9.0 alone; elsewhere asking for it is an error. */
+export const isHopper = cuda.devices[0]?.computeCapability === '9.0';
+/** `describe` on a compute capability 9.0 GPU, else `describe.skip` with the reason in the name. */
+export function describeHopper(name: string, suite: () => void): void {
+  (isHopper ? describe : describe.skip)(`${name}${isHopper ? '' : ' — SKIPPED, not compute capability 9.0'}`, suite);
+}
+/** The error bounds of the GPU suites: fp32 (FFMA or 3xTF32) and one TF32 product. */
+export const FP32_TOLERANCE = 1e-5;
+export const TF32_TOLERANCE = 1e-3;
 
 /** U[-1, 1] entries, fresh every call. */
 export function randomMatrix(length: number): Float32Array {
@@ -126,11 +135,6 @@ export const WGMMA_ROW64_SHAPES: Case[] = [
 export const WGMMA_AUTO_SHAPE: Case = { m: 1100, k: 257, n: 1030 };
 
 /**
- * Products with few rows and a wide B, for which 'auto' picks wgmma-t on an H100/H200 (kernels/choose.h): the first
- * has more of its 64×192 tiles than an H100 has SMs, so blocks of the persistent grid take several; the second
- * takes its 64×128 tiles (a grid under one wave). Every edge cut.
- */
-/**
  * Products whose grid on wgmma-t (the first) and wgmma (the second; 'auto' takes it in both precisions) is under
  * half an H100's SMs, with K deep enough that the plan splits it to fill them (kernels/choose.h, chooseFillSlices).
  */
@@ -139,6 +143,11 @@ export const K_FILL_SHAPES: Case[] = [
   { m: 300, k: 3000, n: 300 },
 ];
 
+/**
+ * Products with few rows and a wide B, for which 'auto' picks wgmma-t on an H100/H200 (kernels/choose.h): the first
+ * has more of its 64×192 tiles than an H100 has SMs, so blocks of the persistent grid take several; the second
+ * takes its 64×128 tiles (a grid under one wave). Every edge cut.
+ */
 export const WGMMA_T_SHAPES: Case[] = [
   { m: 61, k: 300, n: 30011 },
   { m: 16, k: 300, n: 4099 },

@@ -2,7 +2,7 @@
 // awaited or not (reads after writes, writes after reads, toArray after a product into it, dispose while
 // operations are pending). Inputs are NaN-poisoned where a read that came too early would show.
 import { gemm, info, Matrix } from '../lib';
-import { randomMatrix, referenceProduct, relativeTo } from './helpers';
+import { isHopper, randomMatrix, referenceProduct, relativeTo } from './helpers';
 
 const BACKENDS = ['cpu', ...(info().backend === 'cuda' ? ['cuda' as const] : [])] as const;
 // Large enough that a product takes milliseconds, so an operation that does not wait overlaps it.
@@ -59,7 +59,7 @@ describe.each(BACKENDS)('Matrix program order on backend %s', (backend) => {
   });
 
   test('one Matrix read as B in tf32, then fp32, then tf32: each product has its precision', async () => {
-    const kernel = backend === 'cuda' && info().devices[0]?.computeCapability === '9.0' ? ('wgmma' as const) : undefined;
+    const kernel = backend === 'cuda' && isHopper ? ('wgmma' as const) : undefined;
     const x = randomMatrix(N * N), w = randomMatrix(N * N);
     const [X, W] = await Promise.all([from(x), from(w)]);
     const want = referenceProduct(x, w, N, N, N);

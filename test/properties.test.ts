@@ -5,7 +5,7 @@
 // when a GPU is usable.
 import fc from 'fast-check';
 import { gemm, info, matmul, MatmulOptions } from '../lib';
-import { cuda } from './helpers';
+import { isHopper } from './helpers';
 
 const OPTIONS: [string, MatmulOptions, number][] = [
   ['cpu', { backend: 'cpu' }, 1e-5],
@@ -15,7 +15,7 @@ const OPTIONS: [string, MatmulOptions, number][] = [
         ['cuda blocktile', { kernel: 'blocktile' }, 1e-5],
         ['cuda mma', { kernel: 'mma' }, 1e-5],
         ['cuda auto tf32', { precision: 'tf32' }, 3e-3],
-        ...(cuda.devices[0]?.computeCapability === '9.0'
+        ...(isHopper
           ? [
               ['cuda wgmma', { kernel: 'wgmma' }, 1e-5],
               ['cuda wgmma tf32', { kernel: 'wgmma', precision: 'tf32' }, 3e-3],

@@ -3,14 +3,13 @@
 // stay finite where the exact result is; subnormals count. Long K stays within twice cuBLAS's error, measured
 // on the H100 by bench/accuracy.cu in the same way (2·K·2 products, U[-1,1]): SGEMM 2.9e-6, TF32 6.6e-4.
 import { info, matmul, Matrix, MatmulOptions } from '../lib';
-import { cuda, gpuSuiteName, randomMatrix, referenceProduct, relativeTo } from './helpers';
+import { gpuSuiteName, isHopper, randomMatrix, referenceProduct, relativeTo } from './helpers';
 
 interface Variant {
   name: string;
   options: MatmulOptions;
   longKBound: number;
 }
-const hopper = cuda.devices[0]?.computeCapability === '9.0';
 const VARIANTS: Variant[] = [
   { name: 'cpu', options: { backend: 'cpu' }, longKBound: 2 * 2.9e-6 },
   ...(info().backend === 'cuda'
@@ -19,7 +18,7 @@ const VARIANTS: Variant[] = [
         { name: 'cuda auto', options: {}, longKBound: 2 * 2.9e-6 },
         { name: 'cuda mma tf32', options: { kernel: 'mma', precision: 'tf32' }, longKBound: 2 * 6.6e-4 },
         { name: 'cuda auto tf32', options: { precision: 'tf32' }, longKBound: 2 * 6.6e-4 },
-        ...(hopper
+        ...(isHopper
           ? [
               { name: 'cuda wgmma tf32', options: { kernel: 'wgmma', precision: 'tf32' }, longKBound: 2 * 6.6e-4 },
               { name: 'cuda wgmma fp32', options: { kernel: 'wgmma' }, longKBound: 2 * 2.9e-6 },

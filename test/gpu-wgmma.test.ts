@@ -1,0 +1,19 @@
+// The GPU suite, Hopper's wgmma kernel in both precisions (its own file so that jest runs it beside the others).
+// Without a usable GPU of compute capability 9.0 it is reported as skipped.
+import { correctnessSuite } from './correctness.shared';
+import { matmul } from '../lib';
+import { describeGpu, describeHopper, FP32_TOLERANCE, gpuSuiteName, isHopper, K_FILL_SHAPES, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, SMALL_SHAPES, TF32_TOLERANCE, WGMMA_AUTO_SHAPE, WGMMA_ROW64_SHAPES } from './helpers';
+
+describeGpu(gpuSuiteName('CUDA backend, kernel wgmma'), () => {
+  describeHopper('kernel wgmma, precision tf32', () => {
+    correctnessSuite({ backend: 'cuda', kernel: 'wgmma', precision: 'tf32' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE, ...K_FILL_SHAPES], TF32_TOLERANCE);
+  });
+  // fp32 is 3xTF32 on it.
+  describeHopper('kernel wgmma, precision fp32 (3xTF32)', () => {
+    correctnessSuite({ backend: 'cuda', kernel: 'wgmma' }, [...SMALL_SHAPES, ...LARGE_SHAPES, ...MMA_TILE_SHAPES, ...PANEL_SHAPES, WGMMA_AUTO_SHAPE, ...WGMMA_ROW64_SHAPES, ...K_FILL_SHAPES], FP32_TOLERANCE);
+  });
+  (isHopper ? test.skip : test)(`kernel 'wgmma' below compute capability 9.0 is ERR_KERNEL_UNSUPPORTED${isHopper ? ' — SKIPPED, this GPU is 9.0' : ''}`, async () => {
+    const attempt = matmul(new Float32Array(4), new Float32Array(4), { m: 2, k: 2, n: 2 }, { kernel: 'wgmma', precision: 'tf32' });
+    await expect(attempt).rejects.toMatchObject({ code: 'ERR_KERNEL_UNSUPPORTED' });
+  });
+});
