@@ -2,7 +2,9 @@
 // CUDA events. It includes the product's kernel sources and tile rule directly, so it times exactly what
 // ships; "auto" is the kernel and tile that kernel: 'auto' picks for the shape. --tune adds every mma tile
 // and configurations not built into the product, and every wgmma tile; --back-to-back also times each kernel 40 times queued at once
-// (--back-to-back=N: N times; the H100 reaches its power cap within a few hundred, bench/NOTES.md).
+// (--back-to-back=N: N times; the H100 reaches its power cap within a few hundred, bench/NOTES.md); --resident times
+// only what a Matrix product runs, in both precisions or (--resident=fp32|tf32) one (bench/inflight.js sets Matrices
+// in flight against it).
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I native bench/kernels.cu -lcublas -o kernels && ./kernels [sizes...]
 // On an H100/H200, -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA adds the wgmma kernel (step 3),
 // timed with the transpose of B it needs ("wgmma") and without ("wgmma, Bᵀ given").
@@ -258,15 +260,40 @@ std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props,
   return list;
 }
 
+// What a Matrix product runs (--resident; --resident=fp32 or =tf32: that precision alone): 'auto''s plan, on the
+// Bᵀ the Matrix keeps where the kernel reads Bᵀ (native/cuda/resident.cu, transposedOf), so no transpose is timed.
+// Such a plan that also splits K is left out (onGivenTranspose launches unsplit).
+std::vector<Candidate> residentCandidates(const Problem& p, const cudaDeviceProp& props, const std::string& only) {
+  using namespace cuda_matmul;
+  std::vector<Candidate> list;
+  for (const Precision precision : {Precision::Fp32, Precision::Tf32}) {
+    const bool tf32 = precision == Precision::Tf32;
+    if (!only.empty() && only != (tf32 ? "tf32" : "fp32")) continue;
+    const KernelPlan plan = planOf(Kernel::Auto, precision, p, props);
+    const std::string name = std::string(tf32 ? "resident tf32 = " : "resident = ") + plan.variant->name;
+    if (!plan.row->transposedB) {
+      list.push_back({name, tf32, product(plan, p.bt)});
+    } else if (plan.splitFor(p.m, paddedPitch(p.n), p.k).slices == 1) {
+      list.push_back({name + ", Bᵀ kept", tf32, onGivenTranspose(plan, p)});
+    } else {
+      std::printf("%s: Bᵀ kept and K split, not timed here\n", name.c_str());
+    }
+  }
+  return list;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::array<int64_t, 3>> shapes;
-  bool tune = false;
+  bool tune = false, resident = false;
+  std::string residentPrecision;  // --resident=fp32|tf32: that one alone
   int backToBack = 0;  // launches queued at once per kernel, 0: not timed so
   for (int i = 1; i < argc; ++i) {
     long long m, k, n;
     if (std::string(argv[i]) == "--tune") tune = true;
+    if (std::string(argv[i]) == "--resident") resident = true;
+    if (std::string(argv[i]).rfind("--resident=", 0) == 0) resident = true, residentPrecision = argv[i] + 11;
     if (std::string(argv[i]) == "--back-to-back") backToBack = 40;
     if (std::sscanf(argv[i], "--back-to-back=%d", &backToBack) == 1 && backToBack < 1) backToBack = 1;
     if (std::sscanf(argv[i], "%lldx%lldx%lld", &m, &k, &n) == 3) shapes.push_back({m, k, n});
@@ -309,11 +336,12 @@ int main(int argc, char** argv) {
     print("cublas sgemm", sgemm, sgemm);
     print("cublas tf32", tf32, tf32);
     const std::string queued = ", " + std::to_string(backToBack) + " back to back";
-    if (backToBack) {
+    if (backToBack && !resident) {  // --resident: what runs before the kernel alone should not heat the GPU more than
+                                    // what runs before the Matrices in flight (bench/inflight.js)
       const double ms = backToBackMs(p, cublas(CUBLAS_COMPUTE_32F_FAST_TF32), backToBack);
       print("cublas tf32" + queued, {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, tf32.error}, tf32);
     }
-    for (const Candidate& c : candidates(p, props, tune)) {
+    for (const Candidate& c : resident ? residentCandidates(p, props, residentPrecision) : candidates(p, props, tune)) {
       const Result r = measure(p, c.run);
       print(c.name, r, c.tf32 ? tf32 : sgemm);
       if (backToBack) {

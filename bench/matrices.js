@@ -5,12 +5,12 @@
 // and gemm from host arrays (4096³, transB, β = 1) against matmul's end-to-end time. Inputs rotate through sets
 // larger than the 50 MB L2; medians. Prints a table last; `--json` writes it as JSON too.
 // With CUDA_MATMUL_KERNELS_BIN naming a build of bench/kernels.cu, the 4096³ tf32 row is also set against the
-// kernel alone over as many launches back to back as that row issues (its first round and 5 timed: 240): the GPU
-// reaches its power cap within a few hundred, so a shorter run would flatter the kernel (bench/NOTES.md). The two
-// are taken in 3 pairs, in alternating order.
+// kernel alone over as many launches back to back as that row issues (240: the GPU reaches its power cap within a
+// few hundred, so a shorter run would flatter the kernel), in 3 alternating pairs (bench/inflight.js).
 'use strict';
 const { Matrix, gemm, matmul } = require('..');
-const { outputOf, pytorchNumbers, random } = require('./inputs');
+const { inFlightAgainstAlone } = require('./inflight');
+const { pytorchNumbers, random } = require('./inputs');
 
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
@@ -139,36 +139,13 @@ print(awaited(1024, 300), awaited(512, 300), queued(1024, False, 40, 9), queued(
   return pytorchNumbers(script);
 }
 
-// The wgmma tf32 kernel alone on a given Bᵀ, `launches` back to back, from a build of bench/kernels.cu: TFLOP/s.
-function kernelAlone(launches) {
-  const binary = process.env.CUDA_MATMUL_KERNELS_BIN;
-  const output = binary ? outputOf(binary, ['4096x4096x4096', `--back-to-back=${launches}`], 'kernel alone') : null;
-  const line = output?.split('\n').find((l) => l.includes('wgmma 128x256, Bᵀ given') && l.includes(`${launches} back to back`));
-  return line ? Number(line.trim().split(/\s+/).at(-3)) : null;
-}
-
-// 4096³ tf32 products 40 in flight against the kernel alone, in 3 pairs taken in alternating order (the GPU's clock
-// under its power cap drifts by ±5% between minutes, more than the difference measured): medians of each side and of
-// the pairs' ratios. Without a kernels build, the in-flight side alone.
-async function inFlightAgainstAlone() {
-  const pairs = [];
-  for (let i = 0; i < 3; i++) {
-    const aloneFirst = i % 2 === 1;
-    const before = aloneFirst ? kernelAlone(240) : null;
-    const queuedMs = await queued(4096, 'tf32', 40, 5);
-    const alone = aloneFirst ? before : kernelAlone(240);
-    if (!alone) return { queuedMs, alone: null, ratio: null };
-    pairs.push({ queuedMs, alone, ratio: tflops(4096, queuedMs) / alone });
-  }
-  return { queuedMs: median(pairs.map((p) => p.queuedMs)), alone: median(pairs.map((p) => p.alone)), ratio: median(pairs.map((p) => p.ratio)) };
-}
-
 async function main() {
   const rows = [];
   const w1024 = await awaited(1024, 'fp32', 300), a1024 = w1024.ms;
   const w512 = await awaited(512, 'fp32', 300), a512 = w512.ms;
   const q1024 = await queued(1024, 'fp32', 40, 9);
-  const f = await inFlightAgainstAlone(), q4096 = f.queuedMs;
+  const f = await inFlightAgainstAlone({ m: 4096, k: 4096, n: 4096 }, 'tf32');
+  const q4096 = (2 * 4096 ** 3) / (f.queued * 1e12) * 1e3;
   const c = await chain(1024);
   const g = await hostGemm(4096);
   const t = torch();

@@ -18,7 +18,7 @@
 //   - an element that comes out NaN or ±∞ is recomputed with fp32 FMAs from A and the caller's B
 //     (recomputeNonFinite, kernels/helpers.cuh): TF32 rounding carries values near FLT_MAX to ∞ and the tensor cores may flush
 //     subnormals; so is every element when A and B hold a value under 2^-100 on one side and one over 2^64 on
-//     the other (splitLosesProducts); long K is split into slices of at most 4096, summed in float64
+//     the other (splitLosesProducts); long K is split into slices of at most 8192, summed in float64
 //     (kernels/launch.cu).
 // TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once (transposedB in
 // kernels/kernel.h). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device

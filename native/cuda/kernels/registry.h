@@ -30,16 +30,19 @@ KernelVariants wgmmaVariants(Precision);      // 3_wgmma.cu: step 3, Hopper wgmm
 KernelVariants wgmmaTransposedVariants(Precision);  // 4_wgmma_transposed.cu: step 4, Cᵀ = Bᵀ·Aᵀ, B as stored
 
 // Slice depths (bench/NOTES.md, "Long K"): the FFMA kernels add one product at a time (1024); mma in fp32 adds
-// 8-deep sums rounded to nearest (8192); TF32 accumulates in the tensor cores (4096, where its error is cuBLAS
-// TF32's); wgmma's fp32 (3xTF32) sums in the tensor cores too (4096).
+// 8-deep sums rounded to nearest (8192); mma's TF32 accumulates in the tensor cores (4096, where its error is
+// cuBLAS TF32's). wgmma and wgmma-t: 8192 in both precisions. Their fp32 (3xTF32) adds each 32-deep stage's
+// products rounded to nearest, as mma's fp32 does; their TF32 had cuBLAS TF32's error unsplit at 8192³ (2.6e-4),
+// and slices of 4096 put 8192³ in row panels with a float64 sum (Matrices 40 in flight: 0.83× the unsplit kernel
+// in tf32, 0.93× in fp32; bench/NOTES.md, "Long K on wgmma").
 inline constexpr KernelRow kKernelRegistry[] = {
     // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  depth fp32, tf32
     {Kernel::Auto, nullptr, 0, false, false, false, 0, 0},  // the plan always names a kernel
     {Kernel::Muld, muldVariants, 0, false, false, false, 1024, 1024},
     {Kernel::BlockTile, blockTileVariants, 0, false, false, false, 1024, 1024},
     {Kernel::Mma, mmaVariants, 8, false, false, true, 8192, 4096},
-    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, 4096, 4096},
-    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, 4096, 4096},
+    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, 8192, 8192},
+    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, 8192, 8192},
 };
 
 constexpr bool registryFollowsOptions() {
