@@ -27,15 +27,16 @@ async function operandSets({ m, k, n }) {
   return sets;
 }
 
-// Per product, ms: IN_FLIGHT products issued at once, then awaited; the median of ROUNDS rounds after one untimed.
-async function inFlightMs(sets, precision) {
-  const run = () => Promise.all(Array.from({ length: IN_FLIGHT }, (_, i) => sets[i % sets.length]).map(({ X, W, Y }) => X.matmul(W, { out: Y, precision })));
+// Per product, ms: `inFlight` products over the sets of (X, W, Y) issued at once, then awaited; the median of
+// `rounds` rounds after one untimed.
+async function inFlightMs(sets, precision, inFlight = IN_FLIGHT, rounds = ROUNDS) {
+  const run = () => Promise.all(Array.from({ length: inFlight }, (_, i) => sets[i % sets.length]).map(({ X, W, Y }) => X.matmul(W, { out: Y, precision })));
   await run();
   const times = [];
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = 0; r < rounds; r++) {
     const start = now();
     await run();
-    times.push((now() - start) / IN_FLIGHT);
+    times.push((now() - start) / inFlight);
   }
   return median(times);
 }
@@ -111,4 +112,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { inFlightAgainstAlone };
+module.exports = { inFlightAgainstAlone, inFlightMs };

@@ -9,7 +9,7 @@
 // few hundred, so a shorter run would flatter the kernel), in 3 alternating pairs (bench/inflight.js).
 'use strict';
 const { Matrix, gemm, matmul } = require('..');
-const { inFlightAgainstAlone } = require('./inflight');
+const { inFlightAgainstAlone, inFlightMs } = require('./inflight');
 const { pytorchNumbers, random } = require('./inputs');
 
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
@@ -47,16 +47,9 @@ async function awaited(n, precision, calls) {
 // `inFlight` products issued at once, then all awaited; per product.
 async function queued(n, precision, inFlight, rounds) {
   const sets = await operandSets(n);
-  const run = () => Promise.all(Array.from({ length: inFlight }, (_, i) => sets[i % sets.length]).map(({ X, W, Y }) => X.matmul(W, { out: Y, precision })));
-  await run();
-  const times = [];
-  for (let r = 0; r < rounds; r++) {
-    const start = now();
-    await run();
-    times.push((now() - start) / inFlight);
-  }
+  const ms = await inFlightMs(sets, precision, inFlight, rounds);
   sets.forEach((s) => [s.X, s.W, s.Y].forEach((m) => m.dispose()));
-  return median(times);
+  return ms;
 }
 
 // X·W1 → ·W2 → toArray(), issued without awaiting between steps, against the same steps each awaited.
