@@ -17,15 +17,19 @@ const IN_FLIGHT = 40;
 const ROUNDS = 5; // timed, after one untimed: 240 products back to back
 const PRECISIONS = ['fp32', 'tf32'];
 
-// Two sets of (X, W, Y), so consecutive products do not share operands.
+// Sets of (X, W, Y), at least two and enough to hold 96 MB, rotated so that no product finds its operands in L2
+// (50 MB on an H100).
 async function operandSets({ m, k, n }) {
+  const count = Math.max(2, Math.ceil((96 << 20) / (4 * (m * k + k * n + m * n))));
   const sets = [];
-  for (let i = 0; i < 2; i++) {
+  for (let i = 0; i < count; i++) {
     const [X, W, Y] = await Promise.all([Matrix.from(random(m * k), m, k), Matrix.from(random(k * n), k, n), Matrix.from(new Float32Array(m * n), m, n)]);
     sets.push({ X, W, Y });
   }
   return sets;
 }
+
+const disposeSets = (sets) => sets.forEach((s) => [s.X, s.W, s.Y].forEach((matrix) => matrix.dispose()));
 
 // Per product, ms: `inFlight` products over the sets of (X, W, Y) issued at once, then awaited; the median of
 // `rounds` rounds after one untimed.
@@ -71,7 +75,7 @@ async function inFlightAgainstAlone(shape, precision) {
     }
     pairs.push(pair);
   }
-  sets.forEach((s) => [s.X, s.W, s.Y].forEach((matrix) => matrix.dispose()));
+  disposeSets(sets);
   const measured = pairs.every((p) => p.alone);
   return {
     queued: median(pairs.map((p) => p.queued)),
@@ -112,4 +116,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { inFlightAgainstAlone, inFlightMs };
+module.exports = { inFlightAgainstAlone, inFlightMs, operandSets, disposeSets };

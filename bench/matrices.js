@@ -9,30 +9,19 @@
 // few hundred, so a shorter run would flatter the kernel), in 3 alternating pairs (bench/inflight.js).
 'use strict';
 const { Matrix, gemm, matmul } = require('..');
-const { inFlightAgainstAlone, inFlightMs } = require('./inflight');
+const { disposeSets, inFlightAgainstAlone, inFlightMs, operandSets } = require('./inflight');
 const { pytorchNumbers, random } = require('./inputs');
 
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 const tflops = (n, ms) => (2 * n ** 3) / (ms * 1e-3) / 1e12;
 
-// Sets of (X, W, Y) rotated so that no product finds its operands in L2: sets·3·n²·4 bytes ≥ 96 MB.
-async function operandSets(n) {
-  const sets = Math.max(2, Math.ceil((96 << 20) / (3 * 4 * n * n)));
-  const result = [];
-  for (let i = 0; i < sets; i++) {
-    const [X, W, Y] = await Promise.all([Matrix.from(random(n * n), n, n), Matrix.from(random(n * n), n, n), Matrix.from(new Float32Array(n * n), n, n)]);
-    result.push({ X, W, Y });
-  }
-  return result;
-}
-
 // Each product awaited before the next: what a request handler that needs its result sees, in a process that has
 // served a while. V8 optimises the call path over its first thousand or so calls (bench/NOTES.md, "512³ awaited:
 // warm-up"), so calls 1 000–1 300 are timed; the median of calls 20–320 is returned beside it as `early`.
 const WARM_UP = 1000;
 async function awaited(n, precision, calls) {
-  const sets = await operandSets(n);
+  const sets = await operandSets({ m: n, k: n, n });
   const times = [];
   for (let i = 0; i < WARM_UP + calls; i++) {
     const { X, W, Y } = sets[i % sets.length];
@@ -40,15 +29,15 @@ async function awaited(n, precision, calls) {
     await X.matmul(W, { out: Y, precision });
     times.push(now() - start);
   }
-  sets.forEach((s) => [s.X, s.W, s.Y].forEach((m) => m.dispose()));
+  disposeSets(sets);
   return { ms: median(times.slice(WARM_UP)), early: median(times.slice(20, 20 + calls)) };
 }
 
 // `inFlight` products issued at once, then all awaited; per product.
 async function queued(n, precision, inFlight, rounds) {
-  const sets = await operandSets(n);
+  const sets = await operandSets({ m: n, k: n, n });
   const ms = await inFlightMs(sets, precision, inFlight, rounds);
-  sets.forEach((s) => [s.X, s.W, s.Y].forEach((m) => m.dispose()));
+  disposeSets(sets);
   return ms;
 }
 
