@@ -194,6 +194,22 @@ describe('the gathering rules (lib/batching.ts, with the addon stood in for)', (
     expect(stand.runGathered).toHaveBeenCalledWith(1);
   });
 
+  test('every batch that fills starts at once, however many are running (a long synchronous loop of calls)', () => {
+    const { stand, multiplySmall } = load(() => new Promise(() => {})); // the lone first call never ends
+    stand.runGathered.mockImplementation(() => new Promise(() => {})); // nor does any batch
+    const big = (): Call => ({
+      a: new Float32Array(128 * 128),
+      b: new Float32Array(128 * 128),
+      shape: { m: 128, k: 128, n: 128 },
+      options: { out: new Float32Array(128 * 128) },
+    });
+    multiplySmall(big());
+    // 49 152 floats each: 40 fill a batch of 1 920 Ki floats, so 6 batches fill and a 7th is open.
+    for (let i = 0; i < 6 * 40 + 1; i++) multiplySmall(big());
+    expect(stand.runGathered).toHaveBeenCalledTimes(6);
+    for (const [count] of stand.runGathered.mock.calls as unknown as [number][]) expect(count).toBe(40);
+  });
+
   test('a lone call that throws when started leaves nothing running: the next call runs alone too', async () => {
     const { stand, multiplySmall } = load(() => {
       throw new TypeError('out: its ArrayBuffer is resizable');

@@ -1,17 +1,18 @@
 // The gathered route (routes.h): small products gathered from host arrays while the device was busy
 // (lib/batching.ts), run as one batch on a thread-pool thread. The batch goes in chunks that fit one staging
 // buffer each — the table of products, then every A and B, then every C — with one copy up, one grouped Muld
-// launch (kernels/grouped_muld.cu) and one copy down per chunk. Two chunks are in flight: the next chunk's
-// inputs are copied into the other staging buffer while this one's transfers and kernel run.
+// launch (kernels/grouped_muld.cu) and one copy down per chunk; the host copies into and out of the staging
+// buffer are spread over the host-copy team. Two chunks are in flight: the next chunk's inputs are copied into
+// the other staging buffer while this one's transfers and kernel run.
 #include <cuda_runtime.h>
 
-#include <cstring>
 #include <vector>
 
 #include "cuda/check.h"
 #include "cuda/event.h"
 #include "cuda/kernels/kernel.h"
 #include "cuda/pools.h"
+#include "cuda/transfer/host_copy.h"
 #include "cuda/transfer/routes.h"
 
 namespace cuda_matmul {
@@ -80,21 +81,26 @@ struct Slot {
   Event copiedDown;
 };
 
+// The chunk's table, then every A and B, into its staging buffer: thousands of copies of a few kilobytes, spread
+// over the host-copy team (one thread alone took most of a 7.5 MiB batch's time, bench/NOTES.md).
 void copyIn(const Chunk& chunk, const std::vector<SmallProduct>& products, float* staging) {
-  std::memcpy(staging, chunk.table.data(), chunk.table.size() * sizeof(GroupedProduct));
+  std::vector<CopyPiece> pieces{{staging, chunk.table.data(), chunk.table.size() * sizeof(GroupedProduct)}};
   for (size_t i = chunk.first; i < chunk.end; ++i) {
     const SmallProduct& p = products[i];
     const GroupedProduct& row = chunk.table[i - chunk.first];
-    std::memcpy(staging + row.a, p.a, sizeof(float) * p.m * p.k);
-    std::memcpy(staging + row.b, p.b, sizeof(float) * p.k * p.n);
+    pieces.push_back({staging + row.a, p.a, sizeof(float) * p.m * p.k});
+    pieces.push_back({staging + row.b, p.b, sizeof(float) * p.k * p.n});
   }
+  parallelCopyPieces(pieces);
 }
 
 void copyOut(const Chunk& chunk, const std::vector<SmallProduct>& products, const float* staging) {
+  std::vector<CopyPiece> pieces;
   for (size_t i = chunk.first; i < chunk.end; ++i) {
     const SmallProduct& p = products[i];
-    std::memcpy(p.c, staging + chunk.table[i - chunk.first].c, sizeof(float) * p.m * p.n);
+    pieces.push_back({p.c, staging + chunk.table[i - chunk.first].c, sizeof(float) * p.m * p.n});
   }
+  parallelCopyPieces(pieces);
 }
 
 void enqueue(const Chunk& chunk, Slot& slot, cudaStream_t stream) {

@@ -1,5 +1,7 @@
 #include "cuda/transfer/host_copy.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -143,6 +145,38 @@ void parallelCopyRows(void* dst, size_t dstStride, const void* src, size_t srcSt
   inShares(rows, rowBytes, 1, [=](size_t r0, size_t r1, size_t b0, size_t b1) {
     for (size_t r = r0; r < r1; ++r) std::memcpy(out + r * dstStride + b0, in + r * srcStride + b0, b1 - b0);
   });
+}
+
+void parallelCopyPieces(const std::vector<CopyPiece>& pieces) {
+  size_t total = 0;
+  for (const CopyPiece& piece : pieces) total += piece.bytes;
+  const size_t runs = std::min(shares(total), pieces.size());
+  auto copyRun = [&pieces](size_t first, size_t end) {
+    for (size_t i = first; i < end; ++i)
+      if (pieces[i].bytes > 0) std::memcpy(pieces[i].dst, pieces[i].src, pieces[i].bytes);  // k = 0: no memory
+  };
+  if (runs <= 1) return copyRun(0, pieces.size());
+  // Runs of about total/runs bytes each, cut between pieces.
+  std::vector<std::function<void()>> jobs;
+  size_t first = 0, done = 0;
+  for (size_t run = 1; run <= runs && first < pieces.size(); ++run) {
+    size_t end = first;
+    const size_t target = total * run / runs;
+    while (end < pieces.size() && (end == first || done + pieces[end].bytes <= target)) done += pieces[end++].bytes;
+    if (run == runs) end = pieces.size();
+    jobs.push_back([copyRun, first, end] { copyRun(first, end); });
+    first = end;
+  }
+  CopyTeam::instance().run(jobs);
+}
+
+void preferHugePages(void* data, size_t bytes) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  constexpr size_t kAdvisedBytes = size_t{32} << 20;
+  if (bytes < kAdvisedBytes) return;
+  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHugePage - 1) / kHugePage * kHugePage;
+  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) / kHugePage * kHugePage;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
 void parallelCombineRows(float* c, size_t cPitch, const float* t, size_t tPitch, size_t cols, size_t rows, float alpha,

@@ -20,6 +20,7 @@
 #include "cuda/event.h"
 #include "cuda/pools.h"
 #include "cuda/resident.h"
+#include "cuda/transfer/host_copy.h"
 #include "cuda/transfer/routes.h"
 #include "cuda/transfer/staged_product.h"
 #include "cuda/transfer/transfer_queue.h"
@@ -96,6 +97,7 @@ void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entr
   const Scale scale{s.alpha, s.beta};
   const Scale* const combine = s.plain() ? nullptr : &scale;
   const bool dmaOut = r.pinnedC && !combine;
+  if (!r.pinnedC) preferHugePages(C, sizeof(float) * static_cast<size_t>(s.m * s.n));
   int64_t pendingRow = -1, pendingRows = 0;  // the panel computed but not yet copied out
   auto copyOutPending = [&] {
     if (pendingRow < 0) return;
