@@ -29,14 +29,18 @@ async function oneAtATime(n, calls) {
 }
 
 // `count` calls issued at once over 64 input pairs; products/s, and the worst relative error over the results.
-async function concurrent(n, count) {
+// With `into`, each call writes an array of its own made beforehand (`out`), instead of a new one.
+async function concurrent(n, count, into = false) {
   const pairs = Array.from({ length: 64 }, () => [random(n * n), random(n * n)]);
   const refs = pairs.map(([a, b]) => reference(a, b, n));
+  const outs = into ? Array.from({ length: count }, () => new Float32Array(n * n)) : [];
   const rates = [];
   let worst = 0;
   for (let round = 0; round < 4; round++) {
     const start = now();
-    const results = await Promise.all(Array.from({ length: count }, (_, i) => matmul(pairs[i % 64][0], pairs[i % 64][1], { m: n, k: n, n })));
+    const results = await Promise.all(
+      Array.from({ length: count }, (_, i) => matmul(pairs[i % 64][0], pairs[i % 64][1], { m: n, k: n, n }, into ? { out: outs[i] } : {})),
+    );
     rates.push(count / ((now() - start) / 1e6));
     if (round === 3) results.forEach((c, i) => (worst = Math.max(worst, relativeError(c, refs[i % 64]))));
   }
@@ -81,6 +85,10 @@ async function main() {
   for (const [n, target] of [[16, '≥ 500 000'], [64, '≥ 200 000'], [128, '']]) {
     const { rate, worst } = await concurrent(n, 20000);
     rows.push([`20 000 concurrent ${n}³ (products/s; worst error)`, `${rate.toFixed(0)} (${worst.toExponential(1)})`, '', target]);
+  }
+  for (const n of [16, 64]) {
+    const { rate, worst } = await concurrent(n, 20000, true);
+    rows.push([`20 000 concurrent ${n}³, each into its own out`, `${rate.toFixed(0)} (${worst.toExponential(1)})`, '', '']);
   }
   const plain = await large(4096, 9, false);
   rows.push(['4096³ plain arrays, new array out, 9 runs', `median ${plain.median.toFixed(2)} ms, slowest ${plain.slowest.toFixed(2)}`, '', 'median ≤ 10 ms, slowest ≤ 1.5×']);

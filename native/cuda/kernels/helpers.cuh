@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cuda/kernels/magnitude_classes.h"
+
 namespace cuda_matmul {
 
 // Split K (kernels/choose.h, chooseKSplit): block z of the grid multiplies slice z of K, `depth` deep, into its
@@ -45,13 +47,12 @@ __device__ __forceinline__ bool finite(float x) { return (__float_as_uint(x) & 0
 // when one side holds a tiny value and the other a huge one, the kernel recomputes every element with fp32
 // FMAs, exact as cuBLAS SGEMM. Ordinary data never does; the pass reads A and B once, outside the main loop
 // (checking inside it, as each value is split, cost 13–18% of the kernels' speed).
-constexpr uint32_t kTinySeen = 1, kHugeSeen = 2;
 __host__ __device__ __forceinline__ uint32_t magnitudeClass(float x) {
   uint32_t bits;
   memcpy(&bits, &x, sizeof bits);
   const uint32_t magnitude = bits & 0x7fffffffu;
-  return (magnitude != 0 && magnitude < 0x0d800000u ? kTinySeen : 0u) |  // 0 < |x| < 2^-100
-         (magnitude > 0x5f800000u && magnitude < 0x7f800000u ? kHugeSeen : 0u);  // 2^64 < |x| < ∞
+  return (magnitude != 0 && magnitude < kTinyBelowBits ? kTinySeen : 0u) |
+         (magnitude > kHugeAboveBits && magnitude < kInfinityBits ? kHugeSeen : 0u);
 }
 
 // C(row, col) and C(row, col + 1) from one accumulator pair, of a row of N columns at cRow: one float2 store where

@@ -9,8 +9,8 @@
 #include <cstdint>
 
 #include "core/request.h"
-#include "cuda/kernels/helpers.cuh"
 #include "cuda/kernels/kernel.h"
+#include "cuda/transfer/host_classes.h"
 #include "cuda/transfer/host_copy.h"
 
 namespace cuda_matmul {
@@ -45,8 +45,8 @@ struct StagedProduct {
   // inline route; the staged route's ProductLaunch finds them on the device).
   void classify(const float* a, const float* b, float* base) const {
     auto* classes = reinterpret_cast<uint32_t*>(base + aFloats + bFloats + cFloats);
-    classes[0] = classesOf(a, shape.rowsA() * shape.colsA());
-    classes[1] = classesOf(b, shape.rowsB() * shape.colsB());
+    classes[0] = hostMagnitudeClasses(a, shape.rowsA() * shape.colsA());
+    classes[1] = hostMagnitudeClasses(b, shape.rowsB() * shape.colsB());
   }
   // The product from the layout at `base` into the caller's m×n C: copied, or combined when α, β ask for it.
   void copyOut(const float* base, float* out) const {
@@ -59,13 +59,6 @@ struct StagedProduct {
 
   GemmShape shape;
   int64_t lda, ldb, ldc, aFloats, bFloats, cFloats;
-
- private:
-  static uint32_t classesOf(const float* x, int64_t count) {
-    uint32_t seen = 0;
-    for (int64_t i = 0; i < count; ++i) seen |= magnitudeClass(x[i]);
-    return seen;
-  }
 };
 
 }  // namespace cuda_matmul
