@@ -12,14 +12,14 @@
 namespace cuda_matmul {
 namespace {
 
-// Node-API offers no way to keep an ArrayBuffer's memory alive across a detach, so this one step uses V8's
+// Node-API offers no way to keep an ArrayBuffer's memory alive across a detach, so holding an array uses V8's
 // own API: a napi_value is a v8::Local<v8::Value> (Node's js_native_api_v8.h converts them the same way), and
 // the shared backing store outlives any transfer of the buffer.
-v8::Local<v8::TypedArray> asTypedArray(napi_value value) {
+v8::Local<v8::Value> asLocal(napi_value value) {
   v8::Local<v8::Value> local;
   static_assert(sizeof local == sizeof value, "napi_value is a v8::Local<v8::Value>");
   std::memcpy(static_cast<void*>(&local), &value, sizeof value);
-  return local.As<v8::TypedArray>();
+  return local;
 }
 
 // Whether user JavaScript can resize the buffer. BackingStore::IsResizableByUserJavaScript appeared in V8 11
@@ -39,23 +39,26 @@ bool resizable(const v8::BackingStore& store) {
 
 }  // namespace
 
+// Straight through V8, once: Node-API's checks and napi_get_typedarray_info read the array four times over, 1.75 µs
+// for a gathered call's three arrays on the H100 host (bench/NOTES.md, session 24). A value that is not a
+// Float32Array goes to requireFloat32Array, which words the error.
 HeldArray HeldArray::takeInput(const Napi::Value& value, const char* name) {
-  const Napi::Float32Array array = requireFloat32Array(value, name);
-  std::shared_ptr<v8::BackingStore> store = asTypedArray(array)->Buffer()->GetBackingStore();
+  const v8::Local<v8::Value> local = asLocal(value);
+  if (!local->IsFloat32Array()) {
+    requireFloat32Array(value, name);  // throws, naming what the value is
+    typeError(name, "expected a Float32Array");
+  }
+  const v8::Local<v8::Float32Array> array = local.As<v8::Float32Array>();
+  const v8::Local<v8::ArrayBuffer> buffer = array->Buffer();
+  if (buffer->WasDetached()) typeError(name, "its ArrayBuffer is detached (transferred or freed)");
+  std::shared_ptr<v8::BackingStore> store = buffer->GetBackingStore();
   if (resizable(*store))
     typeError(name, "its ArrayBuffer is resizable, and could shrink under a running product; pass a copy (array.slice())");
   HeldArray held;
-  held.store_ = std::move(store);
   // Read after the checks, with no JavaScript run since: the address and length the call will use.
-  napi_typedarray_type type;
-  size_t length = 0;
-  void* data = nullptr;
-  napi_value buffer;
-  size_t offset = 0;
-  if (napi_get_typedarray_info(value.Env(), array, &type, &length, &data, &buffer, &offset) != napi_ok)
-    typeError(name, "could not be read");
-  held.data_ = static_cast<float*>(data);
-  held.length_ = static_cast<int64_t>(length);
+  held.data_ = reinterpret_cast<float*>(static_cast<char*>(store->Data()) + array->ByteOffset());
+  held.length_ = static_cast<int64_t>(array->Length());
+  held.store_ = std::move(store);
   held.use_ = HostUse(held.data_, held.bytes());
   return held;
 }
