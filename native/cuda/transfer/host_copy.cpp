@@ -156,14 +156,12 @@ void parallelCopyPieces(const std::vector<CopyPiece>& pieces) {
       if (pieces[i].bytes > 0) std::memcpy(pieces[i].dst, pieces[i].src, pieces[i].bytes);  // k = 0: no memory
   };
   if (runs <= 1) return copyRun(0, pieces.size());
-  // Runs of about total/runs bytes each, cut between pieces.
+  // A run ends after the piece that takes the bytes copied past the next runs-th of the total.
   std::vector<std::function<void()>> jobs;
-  size_t first = 0, done = 0;
-  for (size_t run = 1; run <= runs && first < pieces.size(); ++run) {
-    size_t end = first;
-    const size_t target = total * run / runs;
-    while (end < pieces.size() && (end == first || done + pieces[end].bytes <= target)) done += pieces[end++].bytes;
-    if (run == runs) end = pieces.size();
+  size_t first = 0, copied = 0;
+  for (size_t end = 1; end <= pieces.size(); ++end) {
+    copied += pieces[end - 1].bytes;
+    if (copied * runs < total * (jobs.size() + 1) && end < pieces.size()) continue;
     jobs.push_back([copyRun, first, end] { copyRun(first, end); });
     first = end;
   }
