@@ -24,6 +24,8 @@ export interface NativeBinding {
   cudaInfo(): { usable: boolean; reason?: string; devices: Info['devices']; memory: Info['memory'] };
   allocHost(length: number): Float32Array;
   freeHost(array: Float32Array): void;
+  /** An ArrayBuffer of 4·length bytes, contents unspecified, for a result written in full before it is read. */
+  resultBuffer(length: number): ArrayBuffer;
   trimIdle(idleSeconds: number): void;
   /** This environment is exiting: drops the products queued and not yet started. */
   shutdown(): void;

@@ -74,6 +74,11 @@ export interface MemoryInfo {
   deviceBytesCached: number;
   /** Page-locked host staging buffers (in use or cached), given back the same way. */
   stagingBytes: number;
+  /**
+   * Host memory of garbage-collected result arrays, kept to back later results without faulting in new pages;
+   * at most 512 MiB (or an eighth of the machine's memory), given back after a few idle seconds.
+   */
+  resultBytesCached: number;
 }
 
 /**

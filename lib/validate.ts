@@ -6,9 +6,9 @@
 // layer reads instead. Scalars are read before any array is checked, so a getter that transfers or resizes a
 // buffer runs before the check that would see it. Arrays are examined through the built-in getters captured
 // below, never through properties a caller could shadow.
-import { Buffer, constants as bufferConstants } from 'buffer';
 import { types } from 'util';
 import { BACKENDS, KERNELS, PRECISIONS } from './options';
+import { resultArray } from './results';
 import type { MatmulOptions, Shape } from './types';
 
 /** The largest Float32Array the library allocates (native/arguments.h, kMaxHostLength). */
@@ -84,17 +84,11 @@ function sharesMemory(x: Float32Array, y: Float32Array): boolean {
   return xStart < yStart + yBytes && yStart < xStart + xBytes;
 }
 
-/**
- * A new Float32Array of `length` elements for a result, or a RangeError naming what it would hold. Its memory is
- * not zero-filled: the product (or the download) writes every element before the caller sees it, and filling
- * 4 MB of zeros took 0.41 of the 0.59 ms a 1024³ call spends on the JavaScript thread (issue 13).
- */
+/** A new Float32Array of `length` elements for a result (results.ts), or a RangeError naming what it would hold. */
 function newResult(length: number, what: string): Float32Array {
   if (length > MAX_HOST_LENGTH)
     throw new RangeError(`${what} = ${length} is more than a Float32Array can hold (${MAX_HOST_LENGTH})`);
-  const bytes = 4 * length;
-  if (bytes > bufferConstants.MAX_LENGTH) return new Float32Array(length);
-  return new Float32Array(Buffer.allocUnsafeSlow(bytes).buffer, 0, length);
+  return resultArray(length);
 }
 
 // --- scalars -----------------------------------------------------------------------------------------------
@@ -193,7 +187,6 @@ export function readMatmul(a: unknown, b: unknown, shape: unknown, options: unkn
   checkLength(b, 'b', kn, 'k·n');
   let out: Float32Array;
   if (opts.out === undefined) {
-    // Made here, in the caller's JavaScript realm, so that `instanceof Float32Array` holds for the result.
     out = newResult(mn, 'shape: m·n');
   } else {
     checkFloat32Array(opts.out, 'out');

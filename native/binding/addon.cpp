@@ -1,6 +1,6 @@
 // The native binding: what lib/native.ts loads. Each export validates its arguments (arguments.cpp), then
 // starts the plan (core/plan.h) and completes its work (completion.h): on the calling thread for matmulSync.
-// allocHost and freeHost are in host_arrays.cpp, Matrices in matrix_binding.cpp; shutdown drops queued work
+// allocHost, freeHost and the buffers of new results are in host_arrays.cpp, Matrices in matrix_binding.cpp; shutdown drops queued work
 // when the process exits; options() is the option table the TypeScript layer checks itself against.
 #include <napi.h>
 
@@ -18,6 +18,7 @@
 #include "binding/matrix_binding.h"
 #include "core/backend.h"
 #include "core/options.h"
+#include "core/result_memory.h"
 
 namespace cuda_matmul {
 namespace {
@@ -45,6 +46,10 @@ Napi::Value FreeHost(const Napi::CallbackInfo& info) {
   return guarded(info, [&] { return freeHostArray(info); });
 }
 
+Napi::Value ResultBuffer(const Napi::CallbackInfo& info) {
+  return guarded(info, [&] { return resultBuffer(info); });
+}
+
 Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
   const ComputeBackend& cuda = cudaBackend();
@@ -69,6 +74,7 @@ Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
   memory.Set("deviceBytesInUse", static_cast<double>(usage.deviceBytesInUse));
   memory.Set("deviceBytesCached", static_cast<double>(usage.deviceBytesCached));
   memory.Set("stagingBytes", static_cast<double>(usage.stagingBytes));
+  memory.Set("resultBytesCached", static_cast<double>(resultBytesCached()));
   result.Set("memory", memory);
   return result;
 }
@@ -81,8 +87,10 @@ Napi::Value Shutdown(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value TrimIdle(const Napi::CallbackInfo& info) {
-  const double idleSeconds = info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 0.0;
-  cudaBackend().trimIdle(idleSeconds >= 0 ? idleSeconds : 0.0);
+  const double given = info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 0.0;
+  const double idleSeconds = given >= 0 ? given : 0.0;  // NaN too
+  cudaBackend().trimIdle(idleSeconds);
+  trimResultMemory(idleSeconds);
   return info.Env().Undefined();
 }
 
@@ -114,6 +122,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("gemm", Napi::Function::New(env, cuda_matmul::Gemm, "gemm"));
   exports.Set("allocHost", Napi::Function::New(env, cuda_matmul::AllocHost, "allocHost"));
   exports.Set("freeHost", Napi::Function::New(env, cuda_matmul::FreeHost, "freeHost"));
+  exports.Set("resultBuffer", Napi::Function::New(env, cuda_matmul::ResultBuffer, "resultBuffer"));
   exports.Set("trimIdle", Napi::Function::New(env, cuda_matmul::TrimIdle, "trimIdle"));
   exports.Set("shutdown", Napi::Function::New(env, cuda_matmul::Shutdown, "shutdown"));
   exports.Set("options", Napi::Function::New(env, cuda_matmul::Options, "options"));

@@ -3,24 +3,17 @@
 #include <dlfcn.h>
 #include <v8.h>
 
-#include <cstring>
 #include <string>
 
 #include "binding/arguments.h"
+#include "binding/v8_values.h"
 #include "core/errors.h"
 
 namespace cuda_matmul {
 namespace {
 
 // Node-API offers no way to keep an ArrayBuffer's memory alive across a detach, so holding an array uses V8's
-// own API: a napi_value is a v8::Local<v8::Value> (Node's js_native_api_v8.h converts them the same way), and
-// the shared backing store outlives any transfer of the buffer.
-v8::Local<v8::Value> asLocal(napi_value value) {
-  v8::Local<v8::Value> local;
-  static_assert(sizeof local == sizeof value, "napi_value is a v8::Local<v8::Value>");
-  std::memcpy(static_cast<void*>(&local), &value, sizeof value);
-  return local;
-}
+// own API (v8_values.h): the shared backing store outlives any transfer of the buffer.
 
 // Whether user JavaScript can resize the buffer. BackingStore::IsResizableByUserJavaScript appeared in V8 11
 // (Node 20); Node 18's V8 makes no resizable buffers by default. The method is looked up when the addon loads,

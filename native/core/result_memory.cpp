@@ -1,0 +1,145 @@
+#include "core/result_memory.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+
+namespace cuda_matmul {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kCacheLimitBytes = size_t{512} << 20;
+// Blocks from here up are mapped on their own, 2 MiB-aligned with huge pages advised: faulting in a 64 MiB
+// result took 38–45 ms on one thread of the H100 host, 2.6–2.9 ms with huge pages over 15 (NOTES, session 24).
+constexpr size_t kMappedBytes = size_t{2} << 20;
+constexpr size_t kHugePage = size_t{2} << 20;
+
+// Four block sizes per power of two, so a block is at most a quarter unused; the sizes of square results
+// (16³: 1 KiB, 64³: 16 KiB, 4096³: 64 MiB) are block sizes themselves.
+size_t blockSize(size_t bytes) {
+  if (bytes <= 64) return 64;
+  const size_t step = std::bit_floor(bytes - 1) / 4;
+  return (bytes + step - 1) / step * step;
+}
+
+void* mapBlock(size_t size) {
+  // Over-map by a huge page, then unmap what lies outside the aligned block.
+  void* mapped = mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return nullptr;
+  const auto start = reinterpret_cast<uintptr_t>(mapped);
+  const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned > start) munmap(mapped, aligned - start);
+  munmap(reinterpret_cast<void*>(aligned + size), start + kHugePage - aligned);  // at least one page: aligned > start - 2 MiB
+  madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);  // advice only: fine if refused
+  return reinterpret_cast<void*>(aligned);
+}
+
+void* newBlock(size_t size) {
+  if (size >= kMappedBytes) return mapBlock(size);
+  return ::operator new(size, std::align_val_t{64}, std::nothrow);
+}
+
+void freeBlock(void* data, size_t size) {
+  if (size >= kMappedBytes)
+    munmap(data, size);
+  else
+    ::operator delete(data, std::align_val_t{64});
+}
+
+size_t cacheLimit() {
+  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0) return kCacheLimitBytes;
+  return std::min(kCacheLimitBytes, static_cast<size_t>(pages) * static_cast<size_t>(pageSize) / 8);
+}
+
+class ResultCache {
+ public:
+  static ResultCache& instance() {
+    static auto* cache = new ResultCache();  // never destroyed: V8 may free results during and after exit
+    return *cache;
+  }
+
+  void* take(size_t size) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = free_.find(size);
+    if (it == free_.end() || it->second.empty()) return nullptr;
+    void* data = it->second.back().data;  // the most recently given back: likeliest still in cache
+    it->second.pop_back();
+    cachedBytes_ -= size;
+    return data;
+  }
+
+  void giveBack(void* data, size_t size) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (cachedBytes_ + size <= limit_) {
+        free_[size].push_back({data, Clock::now()});
+        cachedBytes_ += size;
+        return;
+      }
+    }
+    freeBlock(data, size);
+  }
+
+  void trim(double idleSeconds) {
+    const auto cutoff = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(idleSeconds));
+    std::vector<std::pair<void*, size_t>> freed;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto& [size, blocks] : free_) {
+        // Given back in time order, so the idle ones are a prefix.
+        const auto idleEnd = std::find_if(blocks.begin(), blocks.end(), [&](const Cached& b) { return b.since > cutoff; });
+        for (auto b = blocks.begin(); b != idleEnd; ++b) freed.emplace_back(b->data, size);
+        cachedBytes_ -= size * static_cast<size_t>(idleEnd - blocks.begin());
+        blocks.erase(blocks.begin(), idleEnd);
+      }
+    }
+    for (const auto& [data, size] : freed) freeBlock(data, size);
+  }
+
+  size_t cachedBytes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return cachedBytes_;
+  }
+
+ private:
+  struct Cached {
+    void* data;
+    Clock::time_point since;
+  };
+
+  std::mutex mutex_;
+  std::map<size_t, std::vector<Cached>> free_;  // by block size
+  size_t cachedBytes_ = 0;
+  const size_t limit_ = cacheLimit();
+};
+
+}  // namespace
+
+void* takeResultMemory(size_t bytes) {
+  const size_t size = blockSize(bytes);
+  if (void* cached = ResultCache::instance().take(size)) return cached;
+  if (void* fresh = newBlock(size)) return fresh;
+  throw MatmulError(ErrorKind::Failure, "could not allocate " + std::to_string(bytes) + " bytes for the result",
+                    "ERR_OUT_OF_MEMORY");
+}
+
+void giveBackResultMemory(void* data, size_t bytes) { ResultCache::instance().giveBack(data, blockSize(bytes)); }
+
+void trimResultMemory(double idleSeconds) { ResultCache::instance().trim(idleSeconds); }
+
+size_t resultBytesCached() { return ResultCache::instance().cachedBytes(); }
+
+}  // namespace cuda_matmul

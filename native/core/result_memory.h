@@ -1,0 +1,28 @@
+// Memory for the arrays the library makes for results (matmul without `out`, Matrix#toArray). When such an
+// array is garbage-collected its block is kept, already faulted in, and handed to a later result of a similar
+// size, instead of new pages being faulted in on every call: on the H100 host a fresh 4 KiB page costs ~2.5 µs
+// on first touch, a 64 MiB result 16 387 faults (bench/NOTES.md, issue 13, sessions 24–25). The cache is
+// bounded (kCacheLimitBytes or an eighth of the machine's memory, whichever is less) and emptied of blocks idle
+// for a few seconds by the same timer that trims the CUDA pools. A block handed out holds a freed result's
+// elements: every caller writes every element before any JavaScript can read it.
+#pragma once
+
+#include <cstddef>
+
+namespace cuda_matmul {
+
+// A 64-byte-aligned block of at least `bytes` (> 0) bytes. Throws MatmulError (ERR_OUT_OF_MEMORY) when no
+// memory can be had.
+void* takeResultMemory(size_t bytes);
+
+// Takes back a block that takeResultMemory(bytes) returned. Safe on any thread and at any time, process exit
+// included: V8 frees backing stores on its own threads and while tearing down a Worker.
+void giveBackResultMemory(void* data, size_t bytes);
+
+// Frees the cached blocks given back at least `idleSeconds` ago.
+void trimResultMemory(double idleSeconds);
+
+// Bytes of given-back blocks cached for reuse.
+size_t resultBytesCached();
+
+}  // namespace cuda_matmul

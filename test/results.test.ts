@@ -1,0 +1,151 @@
+// New result arrays come from a cache of freed results' memory (native/core/result_memory.h), not zero-filled:
+// every way of making one must write every element, and the memory must survive transfers, Workers and exit.
+// On every backend (the cache is host memory); each scenario runs in a fresh process with --expose-gc.
+import { types } from 'util';
+import { info, Matrix, matmul, matmulSync } from '../lib';
+import { describeChild, runScenario } from './child';
+import { relativeError } from './helpers';
+
+const MiB = 2 ** 20;
+
+// A child's helpers: results garbage-collected until the cache holds some, and an array's distinct values.
+const PRELUDE = `
+  const { info, Matrix, matmul, matmulSync } = require(ROOT);
+  const cached = () => info().memory.resultBytesCached;
+  // V8 may hand freed backing stores back on its own threads a little after gc() returns.
+  async function collect() {
+    for (let i = 0; i < 200 && cached() === 0; i++) { gc(); await new Promise((r) => setTimeout(r, 5)); }
+    return cached();
+  }
+  const random = (n) => Float32Array.from({ length: n }, () => Math.random() * 2 - 1);
+`;
+
+test('a new result is a Float32Array of exactly m·n elements on an ArrayBuffer of its own', async () => {
+  for (const [m, k, n] of [[1, 1, 1], [7, 3, 5], [64, 64, 64], [1024, 2, 1024]]) {
+    const c = await matmul(new Float32Array(m * k).fill(1), new Float32Array(k * n).fill(2), { m, k, n });
+    expect(types.isFloat32Array(c)).toBe(true);
+    expect([c.length, c.byteOffset, c.buffer.byteLength]).toEqual([m * n, 0, 4 * m * n]);
+    expect(types.isArrayBuffer(c.buffer)).toBe(true);
+    expect(c.every((x) => x === 2 * k)).toBe(true);
+  }
+  expect((await matmul(new Float32Array(0), new Float32Array(0), { m: 0, k: 3, n: 0 })).length).toBe(0);
+});
+
+test('info().memory.resultBytesCached is reported', () => {
+  expect(typeof info().memory.resultBytesCached).toBe('number');
+  expect(info().memory.resultBytesCached).toBeGreaterThanOrEqual(0);
+});
+
+// The cache is filled with results the caller overwrote with NaN; every later result of those sizes must show
+// only what its own product or download wrote: zeros for k = 0, the product for k > 0, a Matrix's elements.
+test('memory of freed results holding NaN never shows through a later result', () => {
+  const result = runScenario(`${PRELUDE}
+    const shapes = [[1, 4, 1], [16, 16, 16], [7, 3, 5], [64, 64, 64], [300, 17, 200], [1024, 3, 1024], [2048, 2, 2048]];
+    (async () => {
+      const report = [];
+      for (const backend of ['auto', 'cpu']) {
+        for (const [m, k, n] of shapes) {
+          const a = random(m * k), b = random(k * n);
+          for (let i = 0; i < 4; i++) (await matmul(a, b, { m, k, n }, { backend })).fill(NaN);
+          // Until a k = 0 result takes a block from the cache (the NaN results' blocks come back after a gc()).
+          let reused = false, zeros = true;
+          for (let attempt = 0; attempt < 100 && !reused; attempt++) {
+            gc();
+            await new Promise((r) => setTimeout(r, 5));
+            const before = cached();
+            const pending = matmul(new Float32Array(0), new Float32Array(0), { m, k: 0, n }, { backend });
+            reused = cached() < before;
+            zeros = zeros && (await pending).every((x) => x === 0);
+          }
+          const sync = matmulSync(new Float32Array(0), new Float32Array(0), { m, k: 0, n }, { backend });
+          const product = await matmul(a, b, { m, k, n }, { backend });
+          const bad = product.findIndex((x) => !Number.isFinite(x));
+          const matrix = await Matrix.from(a, m, k, { backend });
+          const download = await matrix.toArray();
+          matrix.dispose();
+          report.push([backend, m, k, n, reused, zeros, sync.every((x) => x === 0), bad,
+                       download.every((x, i) => x === a[i])].join(' '));
+        }
+        // Many small products at once (gathered into batches on a GPU).
+        for (let i = 0; i < 3; i++) (await Promise.all(Array.from({ length: 300 }, () => matmul(random(256), random(256), { m: 16, k: 16, n: 16 }, { backend })))).forEach((c) => c.fill(NaN));
+        await collect();
+        const many = await Promise.all(Array.from({ length: 300 }, () => matmul(new Float32Array(256).fill(1), new Float32Array(256).fill(1), { m: 16, k: 16, n: 16 }, { backend })));
+        report.push(backend + ' many ' + many.every((c) => c.every((x) => x === 16)));
+      }
+      console.log('REPORT ' + JSON.stringify(report));
+    })().catch((e) => console.log('ERROR', e.stack));`, ['--expose-gc']);
+  const report = JSON.parse(/REPORT (.*)/.exec(result.output)?.[1] ?? 'null') as string[] | null;
+  if (!report) throw new Error(describeChild(result));
+  for (const line of report) {
+    // backend m k n reusedBlock zerosK0 zerosSync firstNonFinite downloadExact | backend many allRight
+    if (line.includes(' many ')) expect(line).toMatch(/ many true$/);
+    else expect(line).toMatch(/^\S+ \d+ \d+ \d+ true true true -1 true$/);
+  }
+  expect(report).toHaveLength(16);
+});
+
+test('the cache is bounded, and empties after a few idle seconds', () => {
+  const result = runScenario(`${PRELUDE}
+    (async () => {
+      const n = 2048; // 16 MiB results
+      const a = random(n), b = random(n);
+      const results = [];
+      for (let i = 0; i < 48; i++) results.push(await matmul(a, b, { m: n, k: 1, n }, { backend: 'cpu' }));
+      results.length = 0;
+      await collect();
+      for (let i = 0; i < 20; i++) { gc(); await new Promise((r) => setTimeout(r, 10)); }
+      console.log('after collection', cached());
+      await new Promise((r) => setTimeout(r, 4500)); // blocks idle 2 s are freed by the 2-second idle timer
+      console.log('after idling', cached());
+    })().catch((e) => console.log('ERROR', e.stack));`, ['--expose-gc']);
+  const after = Number(/after collection (\d+)/.exec(result.output)?.[1] ?? NaN);
+  const idle = Number(/after idling (\d+)/.exec(result.output)?.[1] ?? NaN);
+  expect(result.status).toBe(0);
+  expect(after).toBeGreaterThanOrEqual(16 * MiB);
+  expect(after).toBeLessThanOrEqual(512 * MiB); // 48 results of 16 MiB were freed: 768 MiB
+  expect(idle).toBe(0);
+});
+
+test('results moved to and from Workers, and Workers terminated holding results: right values, clean exit', () => {
+  const result = runScenario(`${PRELUDE}
+    const { Worker } = require('worker_threads');
+    const workerCode = \`
+      const { parentPort } = require('worker_threads');
+      const { matmul } = require(\${JSON.stringify(ROOT)});
+      (async () => {
+        const kept = [];
+        for (let i = 0; i < 50; i++) kept.push(await matmul(new Float32Array(4096).fill(1), new Float32Array(4096).fill(0.5), { m: 64, k: 64, n: 64 }));
+        const moved = kept.pop();
+        parentPort.postMessage(moved, [moved.buffer]); // its memory now belongs to the main thread
+        parentPort.postMessage('holding');
+        setInterval(() => {}, 1000);
+      })();\`;
+    (async () => {
+      const lines = [];
+      for (let round = 0; round < 3; round++) {
+        const worker = new Worker(workerCode, { eval: true });
+        const received = await new Promise((resolve) => {
+          let array;
+          worker.on('message', (m) => { if (m === 'holding') resolve(array); else array = m; });
+        });
+        await worker.terminate(); // with 49 results alive in it
+        lines.push(received.length === 4096 && received.every((x) => x === 32));
+      }
+      const here = await matmul(random(4096), random(4096), { m: 64, k: 64, n: 64 });
+      const moved = structuredClone(here, { transfer: [here.buffer] });
+      lines.push(here.length === 0 && moved.length === 4096);
+      await collect();
+      console.log('LINES ' + JSON.stringify(lines));
+    })().catch((e) => console.log('ERROR', e.stack));`, ['--expose-gc']);
+  expect(result.signal).toBeNull();
+  expect(result.status).toBe(0);
+  expect(result.output).toContain('LINES [true,true,true,true]');
+});
+
+test('a product into a new array is right whatever the cache held before (same process)', async () => {
+  const [m, k, n] = [129, 65, 33];
+  const a = Float32Array.from({ length: m * k }, () => Math.random() * 2 - 1);
+  const b = Float32Array.from({ length: k * n }, () => Math.random() * 2 - 1);
+  for (let i = 0; i < 20; i++) (await matmul(a, b, { m, k, n })).fill(NaN);
+  expect(relativeError(await matmul(a, b, { m, k, n }), a, b, m, k, n)).toBeLessThanOrEqual(1e-5);
+});
