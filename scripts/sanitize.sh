@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CPU-only addon built with AddressSanitizer and UndefinedBehaviorSanitizer, then the suites that try to
-# break it (hostile inputs, teardown, Matrix program order, special values) run against it. Node itself is not
-# instrumented, so the sanitizers' runtime is preloaded into it (and into the child processes the tests start).
+# break it (hostile inputs, teardown, Matrix program order, special values, recycled result memory) run against
+# it. Node itself is not instrumented, so the sanitizers' runtime is preloaded into it (and into the child
+# processes the tests start).
 # Any report fails the run. Used by .ci/run after `npm test`; run it alone after `npm install`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,4 +16,4 @@ CUDA_MATMUL_ADDON=$PWD/build-asan/Release/cuda_matmul.node \
   LD_PRELOAD="$runtime $ubsan" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  npx jest --ci test/hostile test/teardown test/matrix-order test/special-values test/properties test/validation
+  npx jest --ci test/hostile test/teardown test/matrix-order test/special-values test/properties test/validation test/results

@@ -4,7 +4,7 @@
 import { types } from 'util';
 import { info, Matrix, matmul, matmulSync } from '../lib';
 import { describeChild, runScenario } from './child';
-import { relativeError } from './helpers';
+import { describeGpu, gpuSuiteName, relativeError } from './helpers';
 
 const MiB = 2 ** 20;
 
@@ -148,4 +148,38 @@ test('a product into a new array is right whatever the cache held before (same p
   const b = Float32Array.from({ length: k * n }, () => Math.random() * 2 - 1);
   for (let i = 0; i < 20; i++) (await matmul(a, b, { m, k, n })).fill(NaN);
   expect(relativeError(await matmul(a, b, { m, k, n }), a, b, m, k, n)).toBeLessThanOrEqual(1e-5);
+});
+
+// Results of 32 MiB and more are page-locked the first time a product writes one, then written by DMA straight
+// from the device (native/cuda/transfer/panels.cu): a reused block, a smaller result in the same block, and
+// NaN left in it by the caller must all come out right.
+describeGpu(gpuSuiteName('results: large results page-locked and reused'), () => {
+  test('every element written, rows checked against float64', () => {
+    const result = runScenario(`${PRELUDE}
+      // Relative Frobenius error over every 61st row, against float64 sums.
+      function rowsError(c, a, b, m, k, n) {
+        let err = 0, ref = 0;
+        for (let i = 0; i < m; i += 61) for (let j = 0; j < n; j++) {
+          let sum = 0;
+          for (let p = 0; p < k; p++) sum += a[i * k + p] * b[p * n + j];
+          err += (c[i * n + j] - sum) ** 2; ref += sum * sum;
+        }
+        return Math.sqrt(err / ref);
+      }
+      (async () => {
+        const lines = [];
+        for (const [m, k, n] of [[4096, 8, 4096], [4096, 8, 4096], [4000, 8, 4096], [4096, 9, 4096], [2900, 8, 3000], [4096, 8, 4096]]) {
+          const a = random(m * k), b = random(k * n);
+          const c = await matmul(a, b, { m, k, n });
+          lines.push([m, k, n, c.every(Number.isFinite), rowsError(c, a, b, m, k, n) <= 1e-6].join(' '));
+          c.fill(NaN);
+          await collect();
+        }
+        console.log('LINES ' + JSON.stringify(lines));
+      })().catch((e) => console.log('ERROR', e.stack));`, ['--expose-gc']);
+    const lines = JSON.parse(/LINES (.*)/.exec(result.output)?.[1] ?? 'null') as string[] | null;
+    if (!lines) throw new Error(describeChild(result));
+    expect(lines).toHaveLength(6);
+    for (const line of lines) expect(line).toMatch(/ true true$/);
+  });
 });

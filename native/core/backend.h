@@ -53,6 +53,10 @@ class ComputeBackend {
   // Page-locked host memory for allocHost, which this backend can copy by DMA: nullptr when it has none.
   virtual void* allocatePinned(size_t /*bytes*/) { return nullptr; }
   virtual void freePinned(void* /*data*/) {}
+  // Page-locks memory this library mapped (a large result block, core/result_memory.h) so that copies may DMA
+  // into it: false when it cannot. unpinHost undoes it, before the memory is unmapped.
+  virtual bool pinHost(void* /*data*/, size_t /*bytes*/) { return false; }
+  virtual void unpinHost(void* /*data*/) {}
   // Throws a RangeError or Failure MatmulError unless `choice` (kernel, precision, device) can run here.
   virtual void check(const Choice& choice) const = 0;
   // Throws a RangeError naming what() unless op(A), op(B) and C of `shape` could ever be held at once (device

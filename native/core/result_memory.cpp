@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend.h"
 #include "core/errors.h"
 
 namespace cuda_matmul {
@@ -21,10 +22,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kCacheLimitBytes = size_t{512} << 20;
-// Blocks from here up are mapped on their own, 2 MiB-aligned with huge pages advised: faulting in a 64 MiB
-// result took 38–45 ms on one thread of the H100 host, 2.6–2.9 ms with huge pages over 15 (NOTES, session 24).
+// Blocks from here up are mapped on their own (returned to the system when freed), 2 MiB-aligned.
 constexpr size_t kMappedBytes = size_t{2} << 20;
 constexpr size_t kHugePage = size_t{2} << 20;
+// Blocks from here up get huge pages advised (faulting in a 64 MiB result took 38–45 ms on one thread of the H100
+// host, 2.6–2.9 ms with huge pages over 15: NOTES, session 24), and are page-locked when a product writes one
+// handed out again (pinnedResultBlock): registering 64 MiB took 4.0 ms once there, and DMA straight into it saved
+// 2.3 ms of every 4096³ product's copies out of staging (NOTES, issue 13, session 25).
+constexpr size_t kLargeBytes = size_t{32} << 20;
 
 // Four block sizes per power of two, so a block is at most a quarter unused; the sizes of square results
 // (16³: 1 KiB, 64³: 16 KiB, 4096³: 64 MiB) are block sizes themselves.
@@ -42,20 +47,10 @@ void* mapBlock(size_t size) {
   const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
   if (aligned > start) munmap(mapped, aligned - start);
   munmap(reinterpret_cast<void*>(aligned + size), start + kHugePage - aligned);  // at least one page: aligned > start - 2 MiB
-  madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);  // advice only: fine if refused
+  // Huge pages only for blocks as large as the panel route's own advice takes (cuda/transfer/host_copy.h): with
+  // the host's `madvise` defrag mode a huge-page fault may compact memory first.
+  if (size >= kLargeBytes) madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);  // advice: may be refused
   return reinterpret_cast<void*>(aligned);
-}
-
-void* newBlock(size_t size) {
-  if (size >= kMappedBytes) return mapBlock(size);
-  return ::operator new(size, std::align_val_t{64}, std::nothrow);
-}
-
-void freeBlock(void* data, size_t size) {
-  if (size >= kMappedBytes)
-    munmap(data, size);
-  else
-    ::operator delete(data, std::align_val_t{64});
 }
 
 size_t cacheLimit() {
@@ -72,13 +67,18 @@ class ResultCache {
   }
 
   void* take(size_t size) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = free_.find(size);
-    if (it == free_.end() || it->second.empty()) return nullptr;
-    void* data = it->second.back().data;  // the most recently given back: likeliest still in cache
-    it->second.pop_back();
-    cachedBytes_ -= size;
-    return data;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = free_.find(size);
+      if (it != free_.end() && !it->second.empty()) {
+        void* data = it->second.back().data;  // the most recently given back: likeliest still in cache
+        it->second.pop_back();
+        cachedBytes_ -= size;
+        if (const auto mapped = mapped_.find(data); mapped != mapped_.end()) mapped->second.reused = true;
+        return data;
+      }
+    }
+    return newBlock(size);
   }
 
   void giveBack(void* data, size_t size) {
@@ -109,6 +109,23 @@ class ResultCache {
     for (const auto& [data, size] : freed) freeBlock(data, size);
   }
 
+  bool pinned(void* data, size_t bytes) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const auto it = mapped_.find(data);
+    // Not on a block's first use: page-locking fresh memory faults it in on one thread (tens of ms for 64 MiB),
+    // where the copies out of staging fault it in over the copy team. Only long-lived blocks pay for it.
+    if (it == mapped_.end() || !it->second.reused || it->second.size < kLargeBytes || bytes > it->second.size)
+      return false;
+    if (it->second.pin != Pin::No) return it->second.pin == Pin::Yes;  // another call may be pinning it now
+    it->second.pin = Pin::Pinning;
+    const size_t size = it->second.size;
+    lock.unlock();
+    const bool pinnedNow = cudaBackend().pinHost(data, size);  // milliseconds: outside the lock
+    lock.lock();
+    mapped_.at(data).pin = pinnedNow ? Pin::Yes : Pin::Failed;  // a block is not freed while a product holds it
+    return pinnedNow;
+  }
+
   size_t cachedBytes() {
     std::lock_guard<std::mutex> lock(mutex_);
     return cachedBytes_;
@@ -119,9 +136,39 @@ class ResultCache {
     void* data;
     Clock::time_point since;
   };
+  enum class Pin { No, Pinning, Yes, Failed };
+  struct Mapped {
+    size_t size;
+    Pin pin = Pin::No;
+    bool reused = false;  // handed out again from the cache
+  };
+
+  void* newBlock(size_t size) {
+    if (size < kMappedBytes) return ::operator new(size, std::align_val_t{64}, std::nothrow);
+    void* data = mapBlock(size);
+    if (data) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      mapped_.emplace(data, Mapped{size});
+    }
+    return data;
+  }
+
+  void freeBlock(void* data, size_t size) {
+    if (size < kMappedBytes) return ::operator delete(data, std::align_val_t{64});
+    Pin pin;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = mapped_.find(data);
+      pin = it->second.pin;
+      mapped_.erase(it);
+    }
+    if (pin == Pin::Yes) cudaBackend().unpinHost(data);
+    munmap(data, size);
+  }
 
   std::mutex mutex_;
   std::map<size_t, std::vector<Cached>> free_;  // by block size
+  std::map<void*, Mapped> mapped_;              // every mapped block, handed out or cached
   size_t cachedBytes_ = 0;
   const size_t limit_ = cacheLimit();
 };
@@ -129,9 +176,7 @@ class ResultCache {
 }  // namespace
 
 void* takeResultMemory(size_t bytes) {
-  const size_t size = blockSize(bytes);
-  if (void* cached = ResultCache::instance().take(size)) return cached;
-  if (void* fresh = newBlock(size)) return fresh;
+  if (void* data = ResultCache::instance().take(blockSize(bytes))) return data;
   throw MatmulError(ErrorKind::Failure, "could not allocate " + std::to_string(bytes) + " bytes for the result",
                     "ERR_OUT_OF_MEMORY");
 }
@@ -139,6 +184,8 @@ void* takeResultMemory(size_t bytes) {
 void giveBackResultMemory(void* data, size_t bytes) { ResultCache::instance().giveBack(data, blockSize(bytes)); }
 
 void trimResultMemory(double idleSeconds) { ResultCache::instance().trim(idleSeconds); }
+
+bool pinnedResultBlock(void* data, size_t bytes) { return ResultCache::instance().pinned(data, bytes); }
 
 size_t resultBytesCached() { return ResultCache::instance().cachedBytes(); }
 

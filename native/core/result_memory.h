@@ -4,7 +4,8 @@
 // on first touch, a 64 MiB result 16 387 faults (bench/NOTES.md, issue 13, sessions 24–25). The cache is
 // bounded (kCacheLimitBytes or an eighth of the machine's memory, whichever is less) and emptied of blocks idle
 // for a few seconds by the same timer that trims the CUDA pools. A block handed out holds a freed result's
-// elements: every caller writes every element before any JavaScript can read it.
+// elements: every caller writes every element before any JavaScript can read it. Large blocks in use again
+// are also page-locked (pinnedResultBlock).
 #pragma once
 
 #include <cstddef>
@@ -21,6 +22,11 @@ void giveBackResultMemory(void* data, size_t bytes);
 
 // Frees the cached blocks given back at least `idleSeconds` ago.
 void trimResultMemory(double idleSeconds);
+
+// Whether [data, data + bytes) is a result block of 32 MiB or more that is page-locked, pinning it the first time
+// it is asked once the block is in its second use (milliseconds, so from a worker thread): copies may then DMA
+// straight into it (cuda/transfer/panels.cu). It stays pinned while cached, and is unpinned before it is unmapped.
+bool pinnedResultBlock(void* data, size_t bytes);
 
 // Bytes of given-back blocks cached for reuse.
 size_t resultBytesCached();

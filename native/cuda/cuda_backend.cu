@@ -44,6 +44,14 @@ class CudaBackend final : public ComputeBackend {
     return data;
   }
   void freePinned(void* data) override { cudaFreeHost(data); }
+  bool pinHost(void* data, size_t bytes) override {
+    if (cudaStatus().usable && cudaHostRegister(data, bytes, cudaHostRegisterPortable) == cudaSuccess) return true;
+    cudaGetLastError();
+    return false;
+  }
+  void unpinHost(void* data) override {
+    if (cudaHostUnregister(data) != cudaSuccess) cudaGetLastError();  // at exit, CUDA may be gone already
+  }
 
   void check(const Choice& choice) const override {
     const DeviceDescription& device = deviceAt(choice.device);

@@ -7,7 +7,8 @@
 //     is computed in row panels, panel p's rows of A copied in while panel p−1 computes and panel p−2's results
 //     are copied out, on three streams joined by events;
 //   - copies go through staging buffers filled by several host threads, or straight by DMA from and into
-//     allocHost memory (transfer_queue.h); α and β are applied on the host as C comes back;
+//     allocHost memory and into large results the library made (transfer_queue.h); α and β are applied on the
+//     host as C comes back;
 //   - device rows are padded (paddedPitch, kernels/kernel.h).
 // Every CUDA call is checked; on any error every stream is drained before its buffers go back to the pools.
 #include <cuda_runtime.h>
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/result_memory.h"
 #include "cuda/check.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/event.h"
@@ -96,8 +98,11 @@ void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entr
   // α and β on the host as C comes back: through staging, even into allocHost memory.
   const Scale scale{s.alpha, s.beta};
   const Scale* const combine = s.plain() ? nullptr : &scale;
-  const bool dmaOut = r.pinnedC && !combine;
-  if (!r.pinnedC) preferHugePages(C, sizeof(float) * static_cast<size_t>(s.m * s.n));
+  // A large result the library made (core/result_memory.h) is page-locked the first time, and DMA'd into from then.
+  const size_t cBytes = sizeof(float) * static_cast<size_t>(s.m * s.n);
+  const bool cPinned = r.pinnedC || pinnedResultBlock(C, cBytes);
+  const bool dmaOut = cPinned && !combine;
+  if (!cPinned) preferHugePages(C, cBytes);
   int64_t pendingRow = -1, pendingRows = 0;  // the panel computed but not yet copied out
   auto copyOutPending = [&] {
     if (pendingRow < 0) return;
