@@ -106,6 +106,29 @@ test('the cache is bounded, and empties after a few idle seconds', () => {
   expect(idle).toBe(0);
 });
 
+test('a cache full of small blocks still takes a large one back (the oldest make room)', () => {
+  const result = runScenario(`${PRELUDE}
+    (async () => {
+      const n = 128, small = random(n * n); // 64 KiB results, 9 000 alive at once: more than the cache holds
+      await Promise.all(Array.from({ length: 9000 }, () => matmul(small, small, { m: n, k: n, n }, { backend: 'cpu' })));
+      await collect();
+      for (let i = 0; i < 20; i++) { gc(); await new Promise((r) => setTimeout(r, 10)); }
+      const full = cached();
+      const big = 2048, a = random(big), b = random(big); // 16 MiB results
+      await matmul(a, b, { m: big, k: 1, n: big }, { backend: 'cpu' });
+      for (let i = 0; i < 20; i++) { gc(); await new Promise((r) => setTimeout(r, 10)); }
+      const before = cached();
+      const pending = matmul(a, b, { m: big, k: 1, n: big }, { backend: 'cpu' });
+      console.log('full', full, 'took back', before - cached());
+      await pending;
+    })().catch((e) => console.log('ERROR', e.stack));`, ['--expose-gc']);
+  const full = Number(/full (\d+)/.exec(result.output)?.[1] ?? NaN);
+  const took = Number(/took back (\d+)/.exec(result.output)?.[1] ?? NaN);
+  if (Number.isNaN(took)) throw new Error(describeChild(result));
+  expect(full).toBeGreaterThanOrEqual(256 * MiB);
+  expect([full, took]).toEqual([full, 16 * MiB]); // the 16 MiB result's block was cached, and handed to the next one
+});
+
 test('results moved to and from Workers, and Workers terminated holding results: right values, clean exit', () => {
   const result = runScenario(`${PRELUDE}
     const { Worker } = require('worker_threads');

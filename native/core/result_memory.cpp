@@ -7,6 +7,8 @@
 #include <bit>
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -70,9 +72,10 @@ class ResultCache {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = free_.find(size);
-      if (it != free_.end() && !it->second.empty()) {
+      if (it != free_.end()) {
         void* data = it->second.back().data;  // the most recently given back: likeliest still in cache
         it->second.pop_back();
+        if (it->second.empty()) free_.erase(it);
         cachedBytes_ -= size;
         if (const auto mapped = mapped_.find(data); mapped != mapped_.end()) mapped->second.reused = true;
         return data;
@@ -81,16 +84,21 @@ class ResultCache {
     return newBlock(size);
   }
 
+  // Over the limit, the blocks given back longest ago make room: a cache full of one size must not turn away
+  // another (after rounds of small products, every 4096³ result was unmapped and mapped anew: NOTES, session 25).
   void giveBack(void* data, size_t size) {
+    std::vector<std::pair<void*, size_t>> evicted;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (cachedBytes_ + size <= limit_) {
+      if (size <= limit_) {
+        while (cachedBytes_ + size > limit_) evicted.push_back(evictOldest());
         free_[size].push_back({data, Clock::now()});
         cachedBytes_ += size;
-        return;
+        data = nullptr;
       }
     }
-    freeBlock(data, size);
+    for (const auto& [block, blockSize] : evicted) freeBlock(block, blockSize);
+    if (data) freeBlock(data, size);
   }
 
   void trim(double idleSeconds) {
@@ -98,12 +106,14 @@ class ResultCache {
     std::vector<std::pair<void*, size_t>> freed;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      for (auto& [size, blocks] : free_) {
+      for (auto it = free_.begin(); it != free_.end();) {
+        auto& [size, blocks] = *it;
         // Given back in time order, so the idle ones are a prefix.
         const auto idleEnd = std::find_if(blocks.begin(), blocks.end(), [&](const Cached& b) { return b.since > cutoff; });
         for (auto b = blocks.begin(); b != idleEnd; ++b) freed.emplace_back(b->data, size);
         cachedBytes_ -= size * static_cast<size_t>(idleEnd - blocks.begin());
         blocks.erase(blocks.begin(), idleEnd);
+        it = blocks.empty() ? free_.erase(it) : std::next(it);
       }
     }
     for (const auto& [data, size] : freed) freeBlock(data, size);
@@ -132,6 +142,18 @@ class ResultCache {
   }
 
  private:
+  // The block given back longest ago, taken out of the cache. Under the lock, with the cache not empty.
+  std::pair<void*, size_t> evictOldest() {
+    auto oldest = free_.begin();
+    for (auto it = free_.begin(); it != free_.end(); ++it)
+      if (it->second.front().since < oldest->second.front().since) oldest = it;
+    const std::pair<void*, size_t> block{oldest->second.front().data, oldest->first};
+    oldest->second.pop_front();
+    if (oldest->second.empty()) free_.erase(oldest);
+    cachedBytes_ -= block.second;
+    return block;
+  }
+
   struct Cached {
     void* data;
     Clock::time_point since;
@@ -167,7 +189,7 @@ class ResultCache {
   }
 
   std::mutex mutex_;
-  std::map<size_t, std::vector<Cached>> free_;  // by block size
+  std::map<size_t, std::deque<Cached>> free_;  // by block size, none empty, each oldest first
   std::map<void*, Mapped> mapped_;              // every mapped block, handed out or cached
   size_t cachedBytes_ = 0;
   const size_t limit_ = cacheLimit();
