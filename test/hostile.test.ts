@@ -135,6 +135,20 @@ describe('sizes are checked before anything is allocated', () => {
     expect(result.output.match(/RangeError shape: m·n = 4295032832 is more than a Float32Array can hold/g)).toHaveLength(2);
   });
 
+  test('resultBuffer (the result cache) called directly with bad lengths: TypeError or RangeError, no crash', () => {
+    const result = runScenario(`
+      const { native } = require(ROOT + '/dist/native');
+      for (const length of [-1, 1.5, NaN, Infinity, 2 ** 32, 2 ** 53, '16', undefined, {}, 10n])
+        try { native.resultBuffer(length); console.log('NO ERROR', String(length)); }
+        catch (e) { console.log(e.name, e.message); }
+      console.log(native.resultBuffer(0).byteLength, native.resultBuffer(5).byteLength);`);
+    expect(result.signal).toBeNull();
+    expect(result.status).toBe(0);
+    expect(result.output).not.toContain('NO ERROR');
+    expect(result.output.match(/^(TypeError|RangeError) length: /gm)).toHaveLength(10);
+    expect(result.output).toContain('0 20');
+  });
+
   test('Matrices with k = 0 and a product whose rows·cols passes 2^53: RangeError, not a wrapped size', async () => {
     const X = await Matrix.from(new Float32Array(0), 2 ** 41, 0, { backend: 'cpu' });
     const W = await Matrix.from(new Float32Array(0), 0, 2 ** 23, { backend: 'cpu' });

@@ -48,7 +48,7 @@ void* mapBlock(size_t size) {
   const auto start = reinterpret_cast<uintptr_t>(mapped);
   const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
   if (aligned > start) munmap(mapped, aligned - start);
-  munmap(reinterpret_cast<void*>(aligned + size), start + kHugePage - aligned);  // at least one page: aligned > start - 2 MiB
+  munmap(reinterpret_cast<void*>(aligned + size), start + kHugePage - aligned);  // what is left: 4 KiB to 2 MiB
   // Huge pages only for blocks as large as the panel route's own advice takes (cuda/transfer/host_copy.h): with
   // the host's `madvise` defrag mode a huge-page fault may compact memory first.
   if (size >= kLargeBytes) madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);  // advice: may be refused

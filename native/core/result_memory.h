@@ -2,10 +2,10 @@
 // array is garbage-collected its block is kept, already faulted in, and handed to a later result of a similar
 // size, instead of new pages being faulted in on every call: on the H100 host a fresh 4 KiB page costs ~2.5 µs
 // on first touch, a 64 MiB result 16 387 faults (bench/NOTES.md, issue 13, sessions 24–25). The cache is
-// bounded (kCacheLimitBytes or an eighth of the machine's memory, whichever is less) and emptied of blocks idle
-// for a few seconds by the same timer that trims the CUDA pools. A block handed out holds a freed result's
-// elements: every caller writes every element before any JavaScript can read it. Large blocks in use again
-// are also page-locked (pinnedResultBlock).
+// bounded (512 MiB or an eighth of the machine's memory, whichever is less; the blocks given back longest ago
+// make room) and emptied of blocks idle for a few seconds by the same timer that trims the CUDA pools. A block
+// handed out holds a freed result's elements: every caller writes every element before any JavaScript can read
+// it. Large blocks in use again are also page-locked (pinnedResultBlock).
 #pragma once
 
 #include <cstddef>
