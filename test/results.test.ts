@@ -129,6 +129,27 @@ test('a cache full of small blocks still takes a large one back (the oldest make
   expect([full, took]).toEqual([full, 16 * MiB]); // the 16 MiB result's block was cached, and handed to the next one
 });
 
+test('a large result on fresh memory has two more of its size made ready for the next calls', () => {
+  const result = runScenario(`${PRELUDE}
+    (async () => {
+      const [m, n] = [4096, 2048]; // 32 MiB results
+      const a = random(m), b = random(n);
+      const first = await matmul(a, b, { m, k: 1, n }, { backend: 'cpu' }); // kept: only the spares can be cached
+      let ready = 0;
+      for (let i = 0; i < 300 && ready < 64 * 2 ** 20; i++) { await new Promise((r) => setTimeout(r, 10)); ready = cached(); }
+      const before = cached();
+      const pending = matmul(a, b, { m, k: 1, n }, { backend: 'cpu' });
+      const took = before - cached();
+      const second = await pending;
+      const right = second.every((x, i) => x === first[i]);
+      console.log('ready', ready, 'took', took, 'right', right);
+    })().catch((e) => console.log('ERROR', e.stack));`);
+  const ready = Number(/ready (\d+)/.exec(result.output)?.[1] ?? NaN);
+  if (Number.isNaN(ready)) throw new Error(describeChild(result));
+  expect(ready).toBeGreaterThanOrEqual(64 * MiB);
+  expect(result.output).toContain(`took ${32 * MiB} right true`);
+});
+
 test('results moved to and from Workers, and Workers terminated holding results: right values, clean exit', () => {
   const result = runScenario(`${PRELUDE}
     const { Worker } = require('worker_threads');

@@ -5,7 +5,8 @@
 // bounded (512 MiB or an eighth of the machine's memory, whichever is less; the blocks given back longest ago
 // make room) and emptied of blocks idle for a few seconds by the same timer that trims the CUDA pools. A block
 // handed out holds a freed result's elements: every caller writes every element before any JavaScript can read
-// it. Large blocks in use again are also page-locked (pinnedResultBlock).
+// it. Large blocks in use again are also page-locked (pinnedResultBlock), and when the last cached block of a
+// large size is taken (or none is there), two more are faulted in on a thread of their own for the next calls.
 #pragma once
 
 #include <cstddef>
