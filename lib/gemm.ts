@@ -3,6 +3,7 @@
 // Data flow: this file → validate.ts → native.ts → native/binding/ (calls.cpp for arrays, matrix_binding.cpp
 // for Matrices) → native/core/plan.cpp → the backend (native/cuda/transfer/ routes or the ordered stream, or
 // native/cpu/).
+import { startIdleTrimming } from './idle';
 import { Matrix } from './matrix';
 import { native } from './native';
 import { readGemm } from './validate';
@@ -88,6 +89,7 @@ export async function gemm(args: GemmArrays, options?: GemmOptions): Promise<Flo
 export async function gemm(args: GemmMatrices, options?: MatrixGemmOptions): Promise<Matrix>;
 export async function gemm(args: GemmArrays | GemmMatrices, options?: GemmOptions): Promise<Float32Array | Matrix> {
   const read = readGemm(args, options, (value) => value instanceof Matrix);
+  startIdleTrimming();
   if (read.kind === 'arrays') return native.gemm(read.args, read.options);
   const { a, b, c, ...shape } = read.args as GemmRead & { a: Matrix; b: Matrix; c: Matrix };
   await native.matrixGemm(a.handle('a'), b.handle('b'), c.handle('c'), shape, read.options);

@@ -4,6 +4,7 @@
 // others run are gathered into one batch) → native.ts (binding) → native/binding/
 // → native/core/plan.cpp (backend) → native/cuda/ (transfer route → kernel) or native/cpu/ → the result array.
 import { multiplySmall } from './batching';
+import { startIdleTrimming } from './idle';
 import { native } from './native';
 import { readMatmul, validateHostArray, validateHostLength } from './validate';
 import type { Info, MatmulOptions, Shape } from './types';
@@ -95,10 +96,3 @@ export function freeHost(array: Float32Array): void {
 // When this thread's process (or this worker) exits, products queued and not yet started are dropped rather
 // than run first (a running one finishes).
 process.once('exit', () => native.shutdown());
-
-// The native pools keep device memory and staging buffers between calls; this gives them back once idle.
-const IDLE_SECONDS = 2;
-let trimming: NodeJS.Timeout | undefined;
-function startIdleTrimming(): void {
-  trimming ??= setInterval(() => native.trimIdle(IDLE_SECONDS), IDLE_SECONDS * 1000).unref();
-}

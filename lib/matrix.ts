@@ -8,6 +8,7 @@
 // ordered stream and returns at once (a chain never waits on the host between steps); on the CPU, each Matrix
 // remembers its last write and the reads since. Disposing a Matrix frees its memory at once, or when the last
 // operation issued on it ends (those operations hold it natively).
+import { startIdleTrimming } from './idle';
 import { native, NativeMatrixHandle } from './native';
 import { describe, matrixDestination, readMatrixFrom, readMatrixProduct } from './validate';
 import type { Backend, KernelName, Precision } from './types';
@@ -56,6 +57,7 @@ export class Matrix {
    */
   static async from(data: Float32Array, rows: number, cols: number, options?: MatrixOptions): Promise<Matrix> {
     const opts = readMatrixFrom(data, rows, cols, options);
+    startIdleTrimming();
     return new Matrix(await native.matrixFrom(data, rows, cols, opts));
   }
 

@@ -106,6 +106,25 @@ test('the cache is bounded, and empties after a few idle seconds', () => {
   expect(idle).toBe(0);
 });
 
+test('the idle trim also runs for a program that only uses Matrices and gemm', () => {
+  const result = runScenario(`${PRELUDE}
+    const { gemm } = require(ROOT);
+    (async () => {
+      const data = random(1024 * 1024);
+      for (let i = 0; i < 4; i++) {
+        const X = await Matrix.from(data, 1024, 1024, { backend: 'cpu' });
+        await X.toArray(); // a new 4 MiB result each time
+        X.dispose();
+        await gemm({ a: random(64), b: random(64), c: random(64), m: 8, k: 8, n: 8 }, { backend: 'cpu' });
+      }
+      console.log('after collection', await collect());
+      await new Promise((r) => setTimeout(r, 4500)); // blocks idle 2 s are freed by the 2-second idle timer
+      console.log('after idling', cached());
+    })().catch((e) => console.log('ERROR', e.stack));`, ['--expose-gc']);
+  expect(Number(/after collection (\d+)/.exec(result.output)?.[1] ?? NaN)).toBeGreaterThan(0);
+  expect(result.output).toContain('after idling 0');
+});
+
 test('a cache full of small blocks still takes a large one back (the oldest make room)', () => {
   const result = runScenario(`${PRELUDE}
     (async () => {
