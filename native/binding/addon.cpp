@@ -1,7 +1,8 @@
 // The native binding: what lib/native.ts loads. Each export validates its arguments (arguments.cpp), then
 // starts the plan (core/plan.h) and completes its work (completion.h): on the calling thread for matmulSync.
-// allocHost, freeHost and the buffers of new results are in host_arrays.cpp, Matrices in matrix_binding.cpp; shutdown drops queued work
-// when the process exits; options() is the option table the TypeScript layer checks itself against.
+// allocHost, freeHost and the buffers of new results are in host_arrays.cpp, Matrices in matrix_binding.cpp;
+// shutdown drops queued work when the process exits; options() is the option table the TypeScript layer checks
+// itself against.
 #include <napi.h>
 
 #include <span>
