@@ -12,9 +12,6 @@
 namespace cuda_matmul {
 namespace {
 
-// Node-API offers no way to keep an ArrayBuffer's memory alive across a detach, so holding an array uses V8's
-// own API (v8_values.h): the shared backing store outlives any transfer of the buffer.
-
 // Whether user JavaScript can resize the buffer. BackingStore::IsResizableByUserJavaScript appeared in V8 11
 // (Node 20); Node 18's V8 makes no resizable buffers by default. The method is looked up when the addon loads,
 // so that the addon still loads and runs where it is missing (it is a plain const member function: `this` is
@@ -32,9 +29,11 @@ bool resizable(const v8::BackingStore& store) {
 
 }  // namespace
 
-// Straight through V8, once: Node-API's checks and napi_get_typedarray_info read the array four times over, 1.75 µs
-// for a gathered call's three arrays on the H100 host (bench/NOTES.md, session 24). A value that is not a
-// Float32Array goes to requireFloat32Array, which words the error.
+// Node-API offers no way to keep an ArrayBuffer's memory alive across a detach, so holding an array uses V8's
+// own API (v8_values.h): the shared backing store outlives any transfer of the buffer. Straight through V8, once:
+// Node-API's checks and napi_get_typedarray_info read the array four times over, 1.75 µs for a gathered call's
+// three arrays on the H100 host (bench/NOTES.md, session 24). A value that is not a Float32Array goes to
+// requireFloat32Array, which words the error.
 HeldArray HeldArray::takeInput(const Napi::Value& value, const char* name) {
   const v8::Local<v8::Value> local = asLocal(value);
   if (!local->IsFloat32Array()) {

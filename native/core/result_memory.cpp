@@ -54,9 +54,9 @@ void* mapBlock(size_t size) {
   const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
   if (aligned > start) munmap(mapped, aligned - start);
   munmap(reinterpret_cast<void*>(aligned + size), start + kHugePage - aligned);  // what is left: 4 KiB to 2 MiB
-  // Huge pages only for blocks as large as the panel route's own advice takes (cuda/transfer/host_copy.h): with
-  // the host's `madvise` defrag mode a huge-page fault may compact memory first.
-  if (size >= kLargeBytes) madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);  // advice: may be refused
+  // Only large blocks (preferHugePages): with the host's `madvise` defrag mode a huge-page fault may compact
+  // memory first.
+  preferHugePages(reinterpret_cast<void*>(aligned), size);
   return reinterpret_cast<void*>(aligned);
 }
 
@@ -240,6 +240,13 @@ class ResultCache {
 };
 
 }  // namespace
+
+void preferHugePages(void* data, size_t bytes) {
+  if (bytes < kLargeBytes) return;
+  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHugePage - 1) / kHugePage * kHugePage;
+  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) / kHugePage * kHugePage;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
 
 void* takeResultMemory(size_t bytes) {
   if (void* data = ResultCache::instance().take(blockSize(bytes))) return data;

@@ -29,6 +29,14 @@ void trimResultMemory(double idleSeconds);
 // straight into it (cuda/transfer/panels.cu). It stays pinned while cached, and is unpinned before it is unmapped.
 bool pinnedResultBlock(void* data, size_t bytes);
 
+// Asks the kernel to back a large pageable destination about to be written with 2 MiB pages where it can
+// (transparent huge pages in "madvise" mode): a fresh 64 MiB result otherwise takes 16 384 page faults, which cost
+// a 4096³ product from plain arrays 6 ms of its 14 on the H100 host (bench/NOTES.md, session 24). Only ranges of
+// 32 MiB or more (mapped on their own: the cache's blocks, glibc's large allocations) and only their 2 MiB-aligned
+// interior, so no part of a heap shared with other allocations changes its page size. The cache's own blocks get
+// it when mapped; the panel route gives it to a caller's `out`. A hint: errors are ignored.
+void preferHugePages(void* data, size_t bytes);
+
 // Bytes of given-back blocks cached for reuse.
 size_t resultBytesCached();
 

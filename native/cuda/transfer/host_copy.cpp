@@ -1,7 +1,5 @@
 #include "cuda/transfer/host_copy.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -166,15 +164,6 @@ void parallelCopyPieces(const std::vector<CopyPiece>& pieces) {
     first = end;
   }
   CopyTeam::instance().run(jobs);
-}
-
-void preferHugePages(void* data, size_t bytes) {
-  constexpr size_t kHugePage = size_t{2} << 20;
-  constexpr size_t kAdvisedBytes = size_t{32} << 20;
-  if (bytes < kAdvisedBytes) return;
-  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHugePage - 1) / kHugePage * kHugePage;
-  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) / kHugePage * kHugePage;
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
 void parallelCombineRows(float* c, size_t cPitch, const float* t, size_t tPitch, size_t cols, size_t rows, float alpha,

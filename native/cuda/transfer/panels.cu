@@ -22,7 +22,6 @@
 #include "cuda/event.h"
 #include "cuda/pools.h"
 #include "cuda/resident.h"
-#include "cuda/transfer/host_copy.h"
 #include "cuda/transfer/routes.h"
 #include "cuda/transfer/staged_product.h"
 #include "cuda/transfer/transfer_queue.h"
