@@ -49,7 +49,7 @@ function showInfo(json: boolean): void {
     console.log('To use a GPU: an NVIDIA GPU with driver 580 or newer (nvidia-smi shows it), and this package\'s prebuilt linux-x64 binary.');
   }
   const m = state.memory;
-  console.log(`memory held: ${m.deviceBytesInUse} B in use, ${m.deviceBytesCached} B cached on devices, ${m.stagingBytes} B page-locked staging, ${m.resultBytesCached} B of results cached`);
+  console.log(`memory held: ${m.deviceBytesInUse} B in use, ${m.deviceBytesCached} B cached on devices, ${m.stagingBytes} B page-locked staging, ${m.resultBytesCached} B of results cached, ${m.resultBytesPinned} B of results page-locked`);
 }
 
 // --- demo ------------------------------------------------------------------------------------------------

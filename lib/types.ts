@@ -79,6 +79,11 @@ export interface MemoryInfo {
    * at most 512 MiB (or an eighth of the machine's memory), given back after a few idle seconds.
    */
   resultBytesCached: number;
+  /**
+   * Result memory of 32 MiB blocks and up that is page-locked (so the GPU writes results there by DMA), whether
+   * handed out or cached; at most the cache's limit.
+   */
+  resultBytesPinned: number;
 }
 
 /**

@@ -55,7 +55,7 @@ test('freeHost while a matmul uses the array: the product still completes correc
 
 test('info().memory reports what the library holds', () => {
   const { memory } = info();
-  for (const key of ['deviceBytesInUse', 'deviceBytesCached', 'stagingBytes', 'resultBytesCached'] as const) {
+  for (const key of ['deviceBytesInUse', 'deviceBytesCached', 'stagingBytes', 'resultBytesCached', 'resultBytesPinned'] as const) {
     expect(typeof memory[key]).toBe('number');
     expect(memory[key]).toBeGreaterThanOrEqual(0);
   }

@@ -245,4 +245,33 @@ describeGpu(gpuSuiteName('results: large results page-locked and reused'), () =>
     expect(lines).toHaveLength(6);
     for (const line of lines) expect(line).toMatch(/ true true$/);
   });
+
+  // Page-locked memory cannot be swapped or reclaimed: results kept by the caller must not pile it up past the
+  // cache's limit, and idle blocks must give it back.
+  test('page-locked result memory stays within the cache limit, and the idle trim gives it back', () => {
+    const result = runScenario(`${PRELUDE}
+      const os = require('os');
+      const pinned = () => info().memory.resultBytesPinned;
+      (async () => {
+        const [m, n] = [4096, 4096]; // 64 MiB results
+        const a = random(m), b = random(n), kept = [], seen = [];
+        for (let round = 0; round < 3; round++) {
+          // Eight results made and dropped fill the cache; the next eight reuse its blocks (page-locked) and are kept.
+          for (let i = 0; i < 8; i++) await matmul(a, b, { m, k: 1, n });
+          for (let i = 0; i < 50 && cached() < 8 * 64 * 2 ** 20; i++) { gc(); await new Promise((r) => setTimeout(r, 5)); }
+          for (let i = 0; i < 8; i++) kept.push(await matmul(a, b, { m, k: 1, n }));
+          seen.push(pinned());
+        }
+        const near = (x, y) => Math.abs(x - y) <= 1e-6;
+        const right = kept.every((c) => near(c[0], a[0] * b[0]) && near(c[m * n - 1], a[m - 1] * b[n - 1]));
+        kept.length = 0;
+        for (let i = 0; i < 20; i++) { gc(); await new Promise((r) => setTimeout(r, 10)); }
+        for (let i = 0; i < 400 && pinned() > 0; i++) await new Promise((r) => setTimeout(r, 10)); // the 2 s idle trim
+        const limit = Math.min(512 * 2 ** 20, os.totalmem() / 8);
+        console.log('RESULT ' + JSON.stringify({ right, within: seen.every((p) => p <= limit), some: seen[0] > 0, idle: pinned() }), JSON.stringify(seen));
+      })().catch((e) => console.log('ERROR', e.stack));`, ['--expose-gc']);
+    const report = JSON.parse(/RESULT (\S*)/.exec(result.output)?.[1] ?? 'null');
+    if (!report) throw new Error(describeChild(result));
+    expect(report).toEqual({ right: true, within: true, some: true, idle: 0 });
+  });
 });

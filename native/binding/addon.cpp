@@ -76,6 +76,7 @@ Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
   memory.Set("deviceBytesCached", static_cast<double>(usage.deviceBytesCached));
   memory.Set("stagingBytes", static_cast<double>(usage.stagingBytes));
   memory.Set("resultBytesCached", static_cast<double>(resultBytesCached()));
+  memory.Set("resultBytesPinned", static_cast<double>(resultBytesPinned()));
   result.Set("memory", memory);
   return result;
 }

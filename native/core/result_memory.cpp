@@ -170,18 +170,28 @@ class ResultCache {
     if (it == mapped_.end() || !it->second.reused || it->second.size < kLargeBytes || bytes > it->second.size)
       return false;
     if (it->second.pin != Pin::No) return it->second.pin == Pin::Yes;  // another call may be pinning it now
-    it->second.pin = Pin::Pinning;
+    // Page-locked memory cannot be swapped or reclaimed, and blocks stay locked while their results are kept:
+    // at most the cache's limit of it in all (reserved here, so calls pinning at once cannot overshoot).
     const size_t size = it->second.size;
+    if (pinnedBytes_ + size > limit_) return false;
+    pinnedBytes_ += size;
+    it->second.pin = Pin::Pinning;
     lock.unlock();
     const bool pinnedNow = cudaBackend().pinHost(data, size);  // milliseconds: outside the lock
     lock.lock();
     mapped_.at(data).pin = pinnedNow ? Pin::Yes : Pin::Failed;  // a block is not freed while a product holds it
+    if (!pinnedNow) pinnedBytes_ -= size;
     return pinnedNow;
   }
 
   size_t cachedBytes() {
     std::lock_guard<std::mutex> lock(mutex_);
     return cachedBytes_;
+  }
+
+  size_t pinnedBytes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return pinnedBytes_;
   }
 
  private:
@@ -225,6 +235,7 @@ class ResultCache {
       std::lock_guard<std::mutex> lock(mutex_);
       const auto it = mapped_.find(data);
       pin = it->second.pin;
+      if (pin == Pin::Yes) pinnedBytes_ -= size;
       mapped_.erase(it);
     }
     if (pin == Pin::Yes) cudaBackend().unpinHost(data);
@@ -236,6 +247,7 @@ class ResultCache {
   std::map<void*, Mapped> mapped_;              // every mapped block, handed out or cached
   std::set<size_t> preparing_;                  // sizes whose spares a thread is making
   size_t cachedBytes_ = 0;
+  size_t pinnedBytes_ = 0;  // of mapped blocks, handed out or cached
   const size_t limit_ = cacheLimit();
 };
 
@@ -261,5 +273,7 @@ void trimResultMemory(double idleSeconds) { ResultCache::instance().trim(idleSec
 bool pinnedResultBlock(void* data, size_t bytes) { return ResultCache::instance().pinned(data, bytes); }
 
 size_t resultBytesCached() { return ResultCache::instance().cachedBytes(); }
+
+size_t resultBytesPinned() { return ResultCache::instance().pinnedBytes(); }
 
 }  // namespace cuda_matmul

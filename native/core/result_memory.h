@@ -27,6 +27,7 @@ void trimResultMemory(double idleSeconds);
 // Whether [data, data + bytes) is a result block of 32 MiB or more that is page-locked, pinning it the first time
 // it is asked once the block is in its second use (milliseconds, so from a worker thread): copies may then DMA
 // straight into it (cuda/transfer/panels.cu). It stays pinned while cached, and is unpinned before it is unmapped.
+// Page-locked result memory, handed out or cached, is at most the cache's limit: past it, blocks stay pageable.
 bool pinnedResultBlock(void* data, size_t bytes);
 
 // Asks the kernel to back a large pageable destination about to be written with 2 MiB pages where it can
@@ -39,5 +40,8 @@ void preferHugePages(void* data, size_t bytes);
 
 // Bytes of given-back blocks cached for reuse.
 size_t resultBytesCached();
+
+// Bytes of result blocks page-locked (pinnedResultBlock), handed out or cached.
+size_t resultBytesPinned();
 
 }  // namespace cuda_matmul
