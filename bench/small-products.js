@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // Issue 13's host-array figures beside PyTorch on the same host: small products one at a time (16³, 64³, 128³),
 // 20 000 concurrent small products (products/s; the last round's results checked against float64 products), and
-// the 4096³ headline from plain arrays into a new array (9 runs: median and slowest) and from allocHost arrays.
+// the 4096³ headline from plain arrays into a new array (9 runs: median and slowest; in a fresh process, as a
+// server doing large products sees it, and after the small products, with their results' memory in the cache
+// and the heap they grew) and from allocHost arrays.
 // Medians; PyTorch copies its inputs to the GPU and the result back, as a user with host arrays would.
 //   node bench/small-products.js
 'use strict';
+const { execFileSync } = require('child_process');
 const { allocHost, matmul } = require('..');
 const { pytorchNumbers, random, relativeError } = require('./inputs');
 
@@ -90,15 +93,19 @@ async function main() {
     const { rate, worst } = await concurrent(n, 20000, true);
     rows.push([`20 000 concurrent ${n}³, each into its own out`, `${rate.toFixed(0)} (${worst.toExponential(1)})`, '', '']);
   }
+  const fresh = JSON.parse(execFileSync(process.execPath, [__filename, '--large'], { encoding: 'utf8' }));
+  rows.push(['4096³ plain arrays, new array out, 9 runs', `median ${fresh.median.toFixed(2)} ms, slowest ${fresh.slowest.toFixed(2)}`, '', 'median ≤ 10 ms, slowest ≤ 1.5×']);
   const plain = await large(4096, 9, false);
-  rows.push(['4096³ plain arrays, new array out, 9 runs', `median ${plain.median.toFixed(2)} ms, slowest ${plain.slowest.toFixed(2)}`, '', 'median ≤ 10 ms, slowest ≤ 1.5×']);
+  rows.push(['  the same after the small products', `median ${plain.median.toFixed(2)} ms, slowest ${plain.slowest.toFixed(2)}`, '', '']);
   const pinned = await large(4096, 9, true);
   rows.push(['4096³ allocHost arrays, 9 runs', `median ${pinned.median.toFixed(2)} ms, slowest ${pinned.slowest.toFixed(2)}`, '', '≤ 4.4 ms']);
   console.log('\nsummary (medians; PyTorch in the same run)');
   for (const r of rows) console.log(r.map((x, i) => String(x).padEnd(i === 0 ? 48 : 30)).join(''));
 }
 
-main().catch((error) => {
+// `--large`: only the plain-array 4096³ row, printed as JSON (the parent runs it in this fresh process).
+const run = process.argv.includes('--large') ? async () => console.log(JSON.stringify(await large(4096, 9, false))) : main;
+run().catch((error) => {
   console.error(error);
   process.exit(1);
 });

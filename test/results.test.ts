@@ -246,6 +246,33 @@ describeGpu(gpuSuiteName('results: large results page-locked and reused'), () =>
     for (const line of lines) expect(line).toMatch(/ true true$/);
   });
 
+  // Page-locking 64 MiB takes milliseconds and stalls the CUDA calls around it: only blocks made ahead are
+  // page-locked, on their own thread, and handed out first; a product never page-locks a block.
+  test('blocks made ahead come page-locked; no product page-locks a block', () => {
+    const result = runScenario(`${PRELUDE}
+      const pinned = () => info().memory.resultBytesPinned;
+      (async () => {
+        const [m, n] = [4096, 4096]; // 64 MiB results
+        const a = random(m), b = random(n);
+        let first = await matmul(a, b, { m, k: 1, n }); // on fresh memory: two blocks are made ahead
+        for (let i = 0; i < 400 && pinned() < 2 * 64 * 2 ** 20; i++) await new Promise((r) => setTimeout(r, 10));
+        const ahead = pinned();
+        first = null; // its block comes back, used once and pageable
+        for (let i = 0; i < 50 && cached() < 3 * 64 * 2 ** 20; i++) { gc(); await new Promise((r) => setTimeout(r, 5)); }
+        const before = cached();
+        const kept = [];
+        for (let i = 0; i < 3; i++) kept.push(await matmul(a, b, { m, k: 1, n })); // all three cached blocks
+        // The cache has run dry: two more are made ahead, page-locked; the pageable block stays pageable.
+        for (let i = 0; i < 400 && pinned() < 4 * 64 * 2 ** 20; i++) await new Promise((r) => setTimeout(r, 10));
+        await new Promise((r) => setTimeout(r, 100));
+        const right = kept.every((c) => Math.abs(c[5] - a[0] * b[5]) <= 1e-6);
+        console.log('RESULT ' + JSON.stringify({ ahead, before, after: pinned(), right }));
+      })().catch((e) => console.log('ERROR', e.stack));`, ['--expose-gc']);
+    const report = JSON.parse(/RESULT (.*)/.exec(result.output)?.[1] ?? 'null');
+    if (!report) throw new Error(describeChild(result));
+    expect(report).toEqual({ ahead: 2 * 64 * MiB, before: 3 * 64 * MiB, after: 4 * 64 * MiB, right: true });
+  });
+
   // Page-locked memory cannot be swapped or reclaimed: results kept by the caller must not pile it up past the
   // cache's limit, and idle blocks must give it back.
   test('page-locked result memory stays within the cache limit, and the idle trim gives it back', () => {

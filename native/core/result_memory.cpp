@@ -31,9 +31,9 @@ constexpr size_t kCacheLimitBytes = size_t{512} << 20;
 constexpr size_t kMappedBytes = size_t{2} << 20;
 constexpr size_t kHugePage = size_t{2} << 20;
 // Blocks from here up get huge pages advised (faulting in a 64 MiB result took 38–45 ms on one thread of the H100
-// host, 2.6–2.9 ms with huge pages over 15: NOTES, session 24), and are page-locked when a product writes one
-// handed out again (pinnedResultBlock): registering 64 MiB took 4.0 ms once there, and DMA straight into it saved
-// 2.3 ms of every 4096³ product's copies out of staging (NOTES, issue 13, session 25).
+// host, 2.6–2.9 ms with huge pages over 15: NOTES, session 24), and the ones made ahead (prepareSpares) are
+// page-locked: registering 64 MiB took 4.0 ms there, and DMA straight into it saved 2.3 ms of every 4096³
+// product's copies out of staging (NOTES, issue 13, sessions 25–26).
 constexpr size_t kLargeBytes = size_t{32} << 20;
 // Blocks of a large size made ahead when its last cached one is taken (prepareSpares).
 constexpr size_t kSpares = 2;
@@ -84,12 +84,13 @@ class ResultCache {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (auto it = free_.find(size); it != free_.end()) {
-        data = it->second.back().data;  // the most recently given back: likeliest still in cache
-        it->second.pop_back();
-        left = it->second.size();
-        if (it->second.empty()) free_.erase(it);
+        auto& blocks = it->second;
+        const auto chosen = newestPinnedOrNewest(blocks);
+        data = chosen->data;
+        blocks.erase(chosen);
+        left = blocks.size();
+        if (blocks.empty()) free_.erase(it);
         cachedBytes_ -= size;
-        if (const auto mapped = mapped_.find(data); mapped != mapped_.end()) mapped->second.reused = true;
       }
     }
     if (size >= kLargeBytes && left == 0) prepareSpares(size);  // this size has run dry
@@ -98,8 +99,11 @@ class ResultCache {
 
   // Large blocks of a size that has run dry, made ahead: the garbage collector gives earlier results back only
   // every few calls, so without them the next calls of this size would get fresh memory (4096³: 13–15 ms, against
-  // 7–8 on a block used before). kSpares are mapped and faulted in on a thread of their own, and cached as if
-  // given back (so the idle trim frees them if no call comes). They stop once the collector keeps up.
+  // 7–8 on a block used before). kSpares are mapped, faulted in and page-locked on a thread of their own, and
+  // cached as if given back (so the idle trim frees them if no call comes). They stop once the collector keeps up.
+  // Only they are page-locked (~4 ms for 64 MiB): done in the call that reused a block (the rule before), or in the
+  // background to every block given back (tried), it put 3–4 ms outliers among a process's first 4096³ products
+  // (bench/NOTES.md, issue 13, session 26).
   void prepareSpares(size_t size) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -111,11 +115,8 @@ class ResultCache {
         for (size_t i = 0; i < kSpares; ++i) {
           void* data = newBlock(size);
           if (!data) break;
-          faultIn(data, size);
-          {
-            std::lock_guard<std::mutex> lock(mutex_);
-            mapped_.at(data).reused = true;  // faulted in already: page-locking it costs no faults
-          }
+          faultIn(data, size);  // over huge pages where it can: faster than page-locking's own faults
+          pin(data);
           giveBack(data, size);
         }
         std::lock_guard<std::mutex> lock(mutex_);
@@ -163,25 +164,9 @@ class ResultCache {
   }
 
   bool pinned(void* data, size_t bytes) {
-    std::unique_lock<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     const auto it = mapped_.find(data);
-    // Not on a block's first use: page-locking fresh memory faults it in on one thread (tens of ms for 64 MiB),
-    // where the copies out of staging fault it in over the copy team. Only long-lived blocks pay for it.
-    if (it == mapped_.end() || !it->second.reused || it->second.size < kLargeBytes || bytes > it->second.size)
-      return false;
-    if (it->second.pin != Pin::No) return it->second.pin == Pin::Yes;  // another call may be pinning it now
-    // Page-locked memory cannot be swapped or reclaimed, and blocks stay locked while their results are kept:
-    // at most the cache's limit of it in all (reserved here, so calls pinning at once cannot overshoot).
-    const size_t size = it->second.size;
-    if (pinnedBytes_ + size > limit_) return false;
-    pinnedBytes_ += size;
-    it->second.pin = Pin::Pinning;
-    lock.unlock();
-    const bool pinnedNow = cudaBackend().pinHost(data, size);  // milliseconds: outside the lock
-    lock.lock();
-    mapped_.at(data).pin = pinnedNow ? Pin::Yes : Pin::Failed;  // a block is not freed while a product holds it
-    if (!pinnedNow) pinnedBytes_ -= size;
-    return pinnedNow;
+    return it != mapped_.end() && it->second.pinned && bytes <= it->second.size;
   }
 
   size_t cachedBytes() {
@@ -195,6 +180,43 @@ class ResultCache {
   }
 
  private:
+  struct Cached {
+    void* data;
+    Clock::time_point since;
+  };
+  struct Mapped {
+    size_t size;
+    bool pinned = false;
+  };
+
+  // The block to hand out: the most recently given back (likeliest still in the CPU's caches) among those
+  // page-locked, else the most recently given back. Under the lock; `blocks` is not empty.
+  std::deque<Cached>::iterator newestPinnedOrNewest(std::deque<Cached>& blocks) {
+    for (auto it = blocks.end(); it != blocks.begin();) {
+      --it;
+      const auto mapped = mapped_.find(it->data);
+      if (mapped == mapped_.end()) break;  // a small block: none of its size is page-locked
+      if (mapped->second.pinned) return it;
+    }
+    return std::prev(blocks.end());
+  }
+
+  // Page-locks a block made ahead (prepareSpares), not yet handed out. Page-locked memory cannot be swapped or
+  // reclaimed, and blocks stay locked while their results are kept: at most the cache's limit of it in all.
+  void pin(void* data) {
+    size_t size;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      size = mapped_.at(data).size;
+      if (pinnedBytes_ + size > limit_) return;
+      pinnedBytes_ += size;  // reserved: spares of another size may be page-locked meanwhile
+    }
+    const bool pinnedNow = cudaBackend().pinHost(data, size);  // milliseconds: outside the lock
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pinnedNow) mapped_.at(data).pinned = true;
+    else pinnedBytes_ -= size;
+  }
+
   // The block given back longest ago, taken out of the cache. Under the lock, with the cache not empty.
   std::pair<void*, size_t> evictOldest() {
     auto oldest = free_.begin();
@@ -207,16 +229,6 @@ class ResultCache {
     return block;
   }
 
-  struct Cached {
-    void* data;
-    Clock::time_point since;
-  };
-  enum class Pin { No, Pinning, Yes, Failed };
-  struct Mapped {
-    size_t size;
-    Pin pin = Pin::No;
-    bool reused = false;  // handed out again from the cache
-  };
 
   void* newBlock(size_t size) {
     if (size < kMappedBytes) return ::operator new(size, std::align_val_t{64}, std::nothrow);
@@ -230,15 +242,15 @@ class ResultCache {
 
   void freeBlock(void* data, size_t size) {
     if (size < kMappedBytes) return ::operator delete(data, std::align_val_t{64});
-    Pin pin;
+    bool wasPinned;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       const auto it = mapped_.find(data);
-      pin = it->second.pin;
-      if (pin == Pin::Yes) pinnedBytes_ -= size;
+      wasPinned = it->second.pinned;
+      if (wasPinned) pinnedBytes_ -= size;
       mapped_.erase(it);
     }
-    if (pin == Pin::Yes) cudaBackend().unpinHost(data);
+    if (wasPinned) cudaBackend().unpinHost(data);
     munmap(data, size);
   }
 

@@ -5,8 +5,9 @@
 // bounded (512 MiB or an eighth of the machine's memory, whichever is less; the blocks given back longest ago
 // make room) and emptied of blocks idle for a few seconds by the same timer that trims the CUDA pools. A block
 // handed out holds a freed result's elements: every caller writes every element before any JavaScript can read
-// it. Large blocks in use again are also page-locked (pinnedResultBlock), and when the last cached block of a
-// large size is taken (or none is there), two more are faulted in on a thread of their own for the next calls.
+// it. When the last cached block of a large size is taken (or none is there), two more are made on a thread of
+// their own for the next calls, faulted in and page-locked (pinnedResultBlock); page-locked blocks are handed out
+// first.
 #pragma once
 
 #include <cstddef>
@@ -24,10 +25,10 @@ void giveBackResultMemory(void* data, size_t bytes);
 // Frees the cached blocks given back at least `idleSeconds` ago.
 void trimResultMemory(double idleSeconds);
 
-// Whether [data, data + bytes) is a result block of 32 MiB or more that is page-locked, pinning it the first time
-// it is asked once the block is in its second use (milliseconds, so from a worker thread): copies may then DMA
-// straight into it (cuda/transfer/panels.cu). It stays pinned while cached, and is unpinned before it is unmapped.
-// Page-locked result memory, handed out or cached, is at most the cache's limit: past it, blocks stay pageable.
+// Whether [data, data + bytes) is a result block of 32 MiB or more that is page-locked: copies may then DMA
+// straight into it (cuda/transfer/panels.cu). Only blocks made ahead are, on their own thread, never in a call; they
+// stay so while handed out and cached, at most the cache's limit of them in all, and are unlocked before they are
+// unmapped.
 bool pinnedResultBlock(void* data, size_t bytes);
 
 // Asks the kernel to back a large pageable destination about to be written with 2 MiB pages where it can

@@ -97,8 +97,8 @@ void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entr
   // α and β on the host as C comes back: through staging, even into allocHost memory.
   const Scale scale{s.alpha, s.beta};
   const Scale* const combine = s.plain() ? nullptr : &scale;
-  // A large result the library made (core/result_memory.h) is page-locked once its memory is in use again, and
-  // then written by DMA like allocHost memory.
+  // A large result the library made (core/result_memory.h) on a page-locked block is written by DMA like allocHost
+  // memory.
   const size_t cBytes = sizeof(float) * static_cast<size_t>(s.m * s.n);
   const bool cPinned = r.pinnedC || (!combine && pinnedResultBlock(C, cBytes));
   const bool dmaOut = cPinned && !combine;
