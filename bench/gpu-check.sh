@@ -44,7 +44,7 @@ timeout 60 node bench/transfers.js > "$out/transfers.log" 2>&1
 wait
 CUDA_MATMUL_KERNELS_BIN=/tmp/kernels timeout 200 node bench/matrices.js > "$out/matrices.log" 2>&1
 timeout 120 node bench/server.js > "$out/server.log" 2>&1
-timeout 120 node bench/small-products.js > "$out/small-products.log" 2>&1
+timeout 150 node bench/small-products.js > "$out/small-products.log" 2>&1
 fi
 
 if [ -z "${SKIP_TESTS:-}" ]; then
