@@ -79,6 +79,9 @@ print(one(16, 2000), one(64, 2000), one(128, 2000))
 }
 
 async function main() {
+  // First, before this process starts CUDA: run after the rest, beside this process's context and memory, it gave
+  // medians of 7.9–14.2 ms where processes of their own gave 7.1–9.8 (bench/NOTES.md, issue 13, session 26).
+  const fresh = JSON.parse(execFileSync(process.execPath, [__filename, '--large'], { encoding: 'utf8' }));
   const rows = [];
   const sizes = [16, 64, 128];
   const single = [];
@@ -93,7 +96,6 @@ async function main() {
     const { rate, worst } = await concurrent(n, 20000, true);
     rows.push([`20 000 concurrent ${n}³, each into its own out`, `${rate.toFixed(0)} (${worst.toExponential(1)})`, '', '']);
   }
-  const fresh = JSON.parse(execFileSync(process.execPath, [__filename, '--large'], { encoding: 'utf8' }));
   rows.push(['4096³ plain arrays, new array out, 9 runs', `median ${fresh.median.toFixed(2)} ms, slowest ${fresh.slowest.toFixed(2)}`, '', 'median ≤ 10 ms, slowest ≤ 1.5×']);
   const plain = await large(4096, 9, false);
   rows.push(['  the same after the small products', `median ${plain.median.toFixed(2)} ms, slowest ${plain.slowest.toFixed(2)}`, '', '']);

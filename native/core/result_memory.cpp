@@ -85,7 +85,7 @@ class ResultCache {
       std::lock_guard<std::mutex> lock(mutex_);
       if (auto it = free_.find(size); it != free_.end()) {
         auto& blocks = it->second;
-        const auto chosen = newestPinnedOrNewest(blocks);
+        const auto chosen = newestPinnedOrNewest(size, blocks);
         data = chosen->data;
         blocks.erase(chosen);
         left = blocks.size();
@@ -191,12 +191,11 @@ class ResultCache {
 
   // The block to hand out: the most recently given back (likeliest still in the CPU's caches) among those
   // page-locked, else the most recently given back. Under the lock; `blocks` is not empty.
-  std::deque<Cached>::iterator newestPinnedOrNewest(std::deque<Cached>& blocks) {
+  std::deque<Cached>::iterator newestPinnedOrNewest(size_t size, std::deque<Cached>& blocks) {
+    if (size < kLargeBytes) return std::prev(blocks.end());  // none of this size is page-locked
     for (auto it = blocks.end(); it != blocks.begin();) {
       --it;
-      const auto mapped = mapped_.find(it->data);
-      if (mapped == mapped_.end()) break;  // a small block: none of its size is page-locked
-      if (mapped->second.pinned) return it;
+      if (mapped_.at(it->data).pinned) return it;
     }
     return std::prev(blocks.end());
   }
