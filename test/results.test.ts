@@ -273,6 +273,19 @@ describeGpu(gpuSuiteName('results: large results page-locked and reused'), () =>
     expect(report).toEqual({ ahead: 2 * 64 * MiB, before: 3 * 64 * MiB, after: 4 * 64 * MiB, right: true });
   });
 
+  // The thread that makes blocks ahead calls CUDA (cudaHostRegister) while the process may be exiting.
+  test('exit while blocks are made ahead and page-locked: exit status 0', () => {
+    for (const delay of [0, 2, 5, 10]) {
+      const result = runScenario(`${PRELUDE}
+        (async () => {
+          await matmul(random(4096), random(4096), { m: 4096, k: 1, n: 4096 }); // fresh: two blocks made ahead
+          setTimeout(() => process.exit(0), ${delay});
+        })().catch((e) => console.log('ERROR', e.stack));`);
+      expect(result.output).not.toContain('ERROR');
+      expect([result.signal, result.status]).toEqual([null, 0]);
+    }
+  });
+
   // Page-locked memory cannot be swapped or reclaimed: results kept by the caller must not pile it up past the
   // cache's limit, and idle blocks must give it back.
   test('page-locked result memory stays within the cache limit, and the idle trim gives it back', () => {

@@ -228,7 +228,6 @@ class ResultCache {
     return block;
   }
 
-
   void* newBlock(size_t size) {
     if (size < kMappedBytes) return ::operator new(size, std::align_val_t{64}, std::nothrow);
     void* data = mapBlock(size);
