@@ -100,7 +100,7 @@ void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entr
   // A large result the library made (core/result_memory.h) on a page-locked block is written by DMA like allocHost
   // memory.
   const size_t cBytes = sizeof(float) * static_cast<size_t>(s.m * s.n);
-  const bool cPinned = r.pinnedC || (!combine && pinnedResultBlock(C, cBytes));
+  const bool cPinned = r.pinnedC || pinnedResultBlock(C, cBytes);
   const bool dmaOut = cPinned && !combine;
   if (!cPinned) preferHugePages(C, cBytes);
   int64_t pendingRow = -1, pendingRows = 0;  // the panel computed but not yet copied out
