@@ -35,7 +35,8 @@ thread_local const std::atomic<bool>* currentStop = nullptr;
 
 }  // namespace
 
-bool stopRequested() { return currentStop && currentStop->load(std::memory_order_acquire); }
+StopSignal::StopSignal() : flag_(currentStop) {}
+bool stopRequested() { return StopSignal().requested(); }
 
 StopScope::StopScope(const std::atomic<bool>& stop) : previous_(currentStop) { currentStop = &stop; }
 StopScope::~StopScope() { currentStop = previous_; }

@@ -31,8 +31,19 @@ class CoreLease {
 // Whether the work on this thread should stop before it starts computing: the stop flag of the JavaScript
 // environment the work is for, set by the binding around each thread-pool task (StopScope). A product that waited
 // for cores checks it once it has them, so a terminated Worker no longer waits for products that had only begun
-// to wait: the pool threads queued behind the budget computed theirs one after another (teardown.test.ts).
+// to wait: the pool threads queued behind the budget computed theirs one after another (teardown.test.ts). One
+// already computing stops at its next k-slice (cpu/gemm.cpp).
 bool stopRequested();
+// The same question asked from the threads that help a product (they have no stop flag of their own): made on the
+// product's thread, read from any.
+class StopSignal {
+ public:
+  StopSignal();  // the stop flag of the work on this thread, if any
+  bool requested() const { return flag_ && flag_->load(std::memory_order_acquire); }
+
+ private:
+  const std::atomic<bool>* flag_;
+};
 class StopScope {
  public:
   explicit StopScope(const std::atomic<bool>& stop);

@@ -4,7 +4,7 @@
 //       all threads pack their share of B's kc×nc panel, then wait for each other
 //       each thread, for its own rows of C, mc rows at a time  (MC: the packed A block stays in L2)
 //         packs A's mc×kc block and runs the micro-kernel over the block
-//       wait, so nobody repacks B while another thread still reads it
+//       wait, so nobody repacks B while another thread still reads it; stop here if the product was dropped
 // Threads split the rows of C, so they never write the same element; the packed B panel is shared.
 #include "cpu/gemm.h"
 
@@ -93,8 +93,23 @@ struct Problem {
   int64_t m, k, n;
 };
 
+MatmulError droppedError() {
+  return MatmulError(ErrorKind::Failure, "the product was dropped: its JavaScript environment is ending");
+}
+
+// Run by the barrier once every thread has arrived, so all of them read the same answer when they leave it.
+// A product that took its core just before its environment learnt that it was ending (a Worker terminated: the
+// environment learns it only when the product before cannot settle its Promise) stops after a k-slice instead of
+// computing to the end (teardown.test.ts).
+struct StopAtBarrier {
+  StopSignal signal;
+  bool* stopped;
+  void operator()() noexcept { *stopped = signal.requested(); }
+};
+using TeamBarrier = std::barrier<StopAtBarrier>;
+
 void runThread(const Problem& pr, const CpuMicroKernel& kernel, int thread, int threads, float* packedB,
-               float* packedA, std::barrier<>& sync) {
+               float* packedA, TeamBarrier& sync, const bool& stopped) {
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t mc = static_cast<int64_t>(MC_STRIPS) * mr;
   // This thread's rows: a contiguous share of the mr-row strips of C.
@@ -115,6 +130,7 @@ void runThread(const Problem& pr, const CpuMicroKernel& kernel, int thread, int 
         kernel.multiplyBlock(packedA, packedB, rows, nc, kc, pr.c + ic * pr.n + jc, pr.n, pc > 0);
       }
       sync.arrive_and_wait();
+      if (stopped) return;
     }
   }
 }
@@ -131,8 +147,7 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
   // The team's cores, this thread's included, leased from the budget that leaves the JavaScript thread its core
   // (core/core_budget.h): with other products running it may be smaller than the work would take.
   CoreLease lease(chooseThreadCount(m, k, n, kernel.mr));
-  if (stopRequested())
-    throw MatmulError(ErrorKind::Failure, "the product was dropped: its JavaScript environment is ending");
+  if (stopRequested()) throw droppedError();
   const int wanted = lease.cores();
   // Every buffer is allocated here, before any thread starts, so a failure is a plain exception to the caller.
   const int64_t panelColumns = (std::min(NC, n) + kernel.nr - 1) / kernel.nr * kernel.nr;
@@ -144,24 +159,26 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
   // Helpers wait until the team is known: if the system refuses a thread, the ones it gave split the work.
   std::latch teamKnown(1);
   int teamSize = 1;
-  std::optional<std::barrier<>> sync;
+  bool stopped = false;
+  std::optional<TeamBarrier> sync;
   std::vector<std::thread> helpers;
   helpers.reserve(static_cast<size_t>(wanted));  // a std::bad_alloc here comes before any thread exists
   try {
     for (int t = 1; t < wanted; ++t)
       helpers.emplace_back([&, t] {
         teamKnown.wait();
-        runThread(problem, kernel, t, teamSize, packedB.get(), packedA[t].get(), *sync);
+        runThread(problem, kernel, t, teamSize, packedB.get(), packedA[t].get(), *sync, stopped);
       });
   } catch (...) {
     // The system refused a thread (std::system_error): carry on with those that started, which are joined below.
   }
   teamSize = static_cast<int>(helpers.size()) + 1;
   lease.shrinkTo(teamSize);
-  sync.emplace(teamSize);
+  sync.emplace(teamSize, StopAtBarrier{StopSignal(), &stopped});
   teamKnown.count_down();
-  runThread(problem, kernel, 0, teamSize, packedB.get(), packedA[0].get(), *sync);
+  runThread(problem, kernel, 0, teamSize, packedB.get(), packedA[0].get(), *sync, stopped);
   for (std::thread& helper : helpers) helper.join();
+  if (stopped) throw droppedError();
 }
 
 void cpuTranspose(const float* src, int64_t rows, int64_t cols, float* dst) {
