@@ -94,5 +94,5 @@ export function freeHost(array: Float32Array): void {
 }
 
 // When this thread's process (or this worker) exits, products queued and not yet started are dropped rather
-// than run first (a running one finishes).
+// than run first (a running one finishes, or on the CPU stops at its next slice of k).
 process.once('exit', () => native.shutdown());

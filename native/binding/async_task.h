@@ -5,10 +5,11 @@
 //
 // Teardown. An environment's tasks go through its own queue, which hands the thread pool a bounded number of
 // them, so that when the environment ends (a Worker terminated, process.exit) the products not yet started are
-// dropped rather than run: a running one finishes; the rest are cancelled, or skip their work when a thread
-// takes them. A task completing while its environment is torn down cannot settle its Promise (no JavaScript
-// may run); that is how the queue learns of a Worker's termination (process.exit tells it through stopTasks),
-// and nothing is thrown out of the completion callback.
+// dropped rather than run: a running one finishes (a CPU product stops at its next k-slice once the queue knows:
+// cpu/gemm.cpp); the rest are cancelled, or skip their work when a thread takes them. A task completing while its
+// environment is torn down cannot settle its Promise (no JavaScript may run); that is how the queue learns of a
+// Worker's termination (process.exit tells it through stopTasks), and nothing is thrown out of the completion
+// callback.
 #pragma once
 
 #include <napi.h>
@@ -25,7 +26,7 @@ Napi::Promise queueTask(Napi::Env env, const char* name, std::function<void()> w
                         std::function<Napi::Value(Napi::Env)> settle);
 
 // This environment is ending (its process 'exit' event): tasks not yet started are dropped, their Promises left
-// pending; the running ones finish.
+// pending; the running ones finish, or on the CPU stop at their next k-slice.
 void stopTasks(Napi::Env env);
 
 }  // namespace cuda_matmul
