@@ -148,14 +148,14 @@ test('a cache full of small blocks still takes a large one back (the oldest make
   expect([full, took]).toEqual([full, 16 * MiB]); // the 16 MiB result's block was cached, and handed to the next one
 });
 
-test('a large result on fresh memory has two more of its size made ready for the next calls', () => {
+test('a large result on fresh memory has four more of its size made ready for the next calls', () => {
   const result = runScenario(`${PRELUDE}
     (async () => {
       const [m, n] = [4096, 2048]; // 32 MiB results
       const a = random(m), b = random(n);
       const first = await matmul(a, b, { m, k: 1, n }, { backend: 'cpu' }); // kept: only the spares can be cached
       let ready = 0;
-      for (let i = 0; i < 300 && ready < 64 * 2 ** 20; i++) { await new Promise((r) => setTimeout(r, 10)); ready = cached(); }
+      for (let i = 0; i < 300 && ready < 128 * 2 ** 20; i++) { await new Promise((r) => setTimeout(r, 10)); ready = cached(); }
       const before = cached();
       const pending = matmul(a, b, { m, k: 1, n }, { backend: 'cpu' });
       const took = before - cached();
@@ -165,7 +165,7 @@ test('a large result on fresh memory has two more of its size made ready for the
     })().catch((e) => console.log('ERROR', e.stack));`);
   const ready = Number(/ready (\d+)/.exec(result.output)?.[1] ?? NaN);
   if (Number.isNaN(ready)) throw new Error(describeChild(result));
-  expect(ready).toBeGreaterThanOrEqual(64 * MiB);
+  expect(ready).toBeGreaterThanOrEqual(128 * MiB);
   expect(result.output).toContain(`took ${32 * MiB} right true`);
 });
 
@@ -254,23 +254,23 @@ describeGpu(gpuSuiteName('results: large results page-locked and reused'), () =>
       (async () => {
         const [m, n] = [4096, 4096]; // 64 MiB results
         const a = random(m), b = random(n);
-        let first = await matmul(a, b, { m, k: 1, n }); // on fresh memory: two blocks are made ahead
-        for (let i = 0; i < 400 && pinned() < 2 * 64 * 2 ** 20; i++) await new Promise((r) => setTimeout(r, 10));
+        let first = await matmul(a, b, { m, k: 1, n }); // on fresh memory: four blocks are made ahead
+        for (let i = 0; i < 400 && pinned() < 4 * 64 * 2 ** 20; i++) await new Promise((r) => setTimeout(r, 10));
         const ahead = pinned();
         first = null; // its block comes back, used once and pageable
-        for (let i = 0; i < 50 && cached() < 3 * 64 * 2 ** 20; i++) { gc(); await new Promise((r) => setTimeout(r, 5)); }
+        for (let i = 0; i < 50 && cached() < 5 * 64 * 2 ** 20; i++) { gc(); await new Promise((r) => setTimeout(r, 5)); }
         const before = cached();
         const kept = [];
-        for (let i = 0; i < 3; i++) kept.push(await matmul(a, b, { m, k: 1, n })); // all three cached blocks
-        // The cache has run dry: two more are made ahead, page-locked; the pageable block stays pageable.
-        for (let i = 0; i < 400 && pinned() < 4 * 64 * 2 ** 20; i++) await new Promise((r) => setTimeout(r, 10));
+        for (let i = 0; i < 5; i++) kept.push(await matmul(a, b, { m, k: 1, n })); // all five cached blocks
+        // The cache has run dry: four more are made ahead, page-locked; the pageable block stays pageable.
+        for (let i = 0; i < 400 && pinned() < 8 * 64 * 2 ** 20; i++) await new Promise((r) => setTimeout(r, 10));
         await new Promise((r) => setTimeout(r, 100));
         const right = kept.every((c) => Math.abs(c[5] - a[0] * b[5]) <= 1e-6);
         console.log('RESULT ' + JSON.stringify({ ahead, before, after: pinned(), right }));
       })().catch((e) => console.log('ERROR', e.stack));`, ['--expose-gc']);
     const report = JSON.parse(/RESULT (.*)/.exec(result.output)?.[1] ?? 'null');
     if (!report) throw new Error(describeChild(result));
-    expect(report).toEqual({ ahead: 2 * 64 * MiB, before: 3 * 64 * MiB, after: 4 * 64 * MiB, right: true });
+    expect(report).toEqual({ ahead: 4 * 64 * MiB, before: 5 * 64 * MiB, after: 8 * 64 * MiB, right: true });
   });
 
   // The thread that makes blocks ahead calls CUDA (cudaHostRegister) while the process may be exiting.
@@ -278,7 +278,7 @@ describeGpu(gpuSuiteName('results: large results page-locked and reused'), () =>
     for (const delay of [0, 2, 5, 10]) {
       const result = runScenario(`${PRELUDE}
         (async () => {
-          await matmul(random(4096), random(4096), { m: 4096, k: 1, n: 4096 }); // fresh: two blocks made ahead
+          await matmul(random(4096), random(4096), { m: 4096, k: 1, n: 4096 }); // fresh: four blocks made ahead
           setTimeout(() => process.exit(0), ${delay});
         })().catch((e) => console.log('ERROR', e.stack));`);
       expect(result.output).not.toContain('ERROR');

@@ -5,9 +5,9 @@
 // bounded (512 MiB or an eighth of the machine's memory, whichever is less; the blocks given back longest ago
 // make room) and emptied of blocks idle for a few seconds by the same timer that trims the CUDA pools. A block
 // handed out holds a freed result's elements: every caller writes every element before any JavaScript can read
-// it. When the last cached block of a large size is taken (or none is there), two more are made on a thread of
-// their own for the next calls, faulted in and page-locked (pinnedResultBlock); page-locked blocks are handed out
-// first.
+// it. When the last cached block of a large size is taken (or none is there), up to four more are made on two
+// threads of their own for the next calls, faulted in and page-locked (pinnedResultBlock); page-locked blocks are
+// handed out first.
 #pragma once
 
 #include <cstddef>
