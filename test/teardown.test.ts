@@ -75,10 +75,10 @@ describe.each(BACKENDS)('teardown on backend %s', (backend) => {
   });
 });
 
-// Queued products that have not started are dropped at exit; a running one may finish. The scenario times one
-// product first (0.2 s for 3072³ on a fast 2-core machine, seconds under AddressSanitizer), then queues 40:
-// run one after another they took 11 s to exit before. The bound is five products' time and a second at process
-// exit.
+// Queued products that have not started are dropped at exit; a running one stops at its next k-slice (the exit
+// handler tells the addon at once). The scenario times one product first (0.2 s for 3072³ on a fast 2-core
+// machine, seconds under AddressSanitizer), then queues 40: run one after another they took 11 s to exit before.
+// The bound is five products' time and a second at process exit.
 const QUEUED = `
   const { matmul } = require(ROOT);
   const n = 3072;
