@@ -55,13 +55,15 @@ async function large(n, runs, pinned) {
   if (pinned) a.set(random(n * n)), b.set(random(n * n));
   const out = pinned ? allocHost(n * n) : undefined;
   await matmul(a, b, { m: n, k: n, n }, out ? { out } : {});
-  const times = [];
+  const times = [], runsSeen = [];
   for (let i = 0; i < runs; i++) {
-    const start = now();
+    const faults = process.resourceUsage().minorPageFault, start = now();
     await matmul(a, b, { m: n, k: n, n }, out ? { out } : {});
     times.push((now() - start) / 1e3);
+    runsSeen.push(`${times[i].toFixed(1)}/${process.resourceUsage().minorPageFault - faults}`);
   }
-  return { median: median(times), slowest: Math.max(...times) };
+  // Each run's ms / page faults, so that a slow run can be told from one on fresh memory (bench/NOTES.md, issue 13).
+  return { median: median(times), slowest: Math.max(...times), runs: runsSeen.join(' ') };
 }
 
 function torch() {
@@ -103,6 +105,9 @@ async function main() {
   rows.push(['4096³ allocHost arrays, 9 runs', `median ${pinned.median.toFixed(2)} ms, slowest ${pinned.slowest.toFixed(2)}`, '', '≤ 4.4 ms']);
   console.log('\nsummary (medians; PyTorch in the same run)');
   for (const r of rows) console.log(r.map((x, i) => String(x).padEnd(i === 0 ? 48 : 30)).join(''));
+  console.log('\n4096³ runs, ms / page faults each');
+  for (const [label, { runs }] of [['fresh process', fresh], ['after the small products', plain], ['allocHost', pinned]])
+    console.log(`${label.padEnd(26)}${runs}`);
 }
 
 // `--large`: only the plain-array 4096³ row, printed as JSON (the parent runs it in this fresh process).
