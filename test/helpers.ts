@@ -102,6 +102,10 @@ export const SMALL_SHAPES: Case[] = [
   { m: 3, k: 1021, n: 770 },
   { m: 16, k: 16, n: 16 },
   { m: 64, k: 64, n: 64 },
+  // Inline-route products (A, B and C within 256 KiB) more than 64 columns wide, which read the bus in 64×128
+  // tiles (native/cuda/kernels/choose.h, chooseBusVariant): cut at both edges, and whole.
+  { m: 97, k: 61, n: 131 },
+  { m: 128, k: 128, n: 128 },
 ];
 
 export const LARGE_SHAPES: Case[] = [
@@ -113,7 +117,7 @@ export const LARGE_SHAPES: Case[] = [
 /**
  * Shapes for which the plan picks each of the mma kernel's block tiles on a GPU of up to 132 SMs
  * (native/kernels/choose.h): 128×128 (a grid of ≥ 1.5 blocks per SM), 128×64 (n ≤ 64), 64×128 (m ≤ 64);
- * small grids get 64×64, as SMALL_SHAPES do.
+ * small grids get 64×64, as most SMALL_SHAPES do (inline-route products over 64 wide read the bus in 64×128 tiles).
  */
 export const MMA_TILE_SHAPES: Case[] = [
   { m: 2100, k: 67, n: 1999 },

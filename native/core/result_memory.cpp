@@ -34,10 +34,8 @@ constexpr size_t kHugePage = size_t{2} << 20;
 // page-locked: registering 64 MiB took 4.0 ms there, and DMA straight into it saved 2.3 ms of every 4096³
 // product's copies out of staging (NOTES, issue 13, sessions 25–26).
 constexpr size_t kLargeBytes = size_t{32} << 20;
-// Blocks of a large size made ahead when its last cached one is taken (prepareSpares), and the threads that make
-// them.
+// Blocks of a large size made ahead when its last cached one is taken (prepareSpares), each on a thread of its own.
 constexpr size_t kSpares = 4;
-constexpr size_t kSpareThreads = 2;
 
 // Four block sizes per power of two, so a block is at most a quarter unused; the sizes of square results
 // (16³: 1 KiB, 64³: 16 KiB, 4096³: 64 MiB) are block sizes themselves.
@@ -100,26 +98,24 @@ class ResultCache {
 
   // Large blocks of a size that has run dry, made ahead: the garbage collector gives earlier results back only
   // every few calls, so without them the next calls of this size would get fresh memory (4096³: 13–15 ms, against
-  // 7–8 on a block used before). Up to kSpares, at most half the cache, are mapped, faulted in and page-locked on
-  // kSpareThreads threads of their own, and cached as if given back (so the idle trim frees them if no call comes).
-  // They stop once the collector keeps up. Only they are page-locked (~4 ms for 64 MiB): done in the call that
-  // reused a block (the rule before), or in the background to every block given back (tried), it put 3–4 ms
-  // outliers among a process's first 4096³ products (bench/NOTES.md, issue 13, session 26).
+  // 7–8 on a block used before). Up to kSpares, at most half the cache, are mapped, faulted in and page-locked, each
+  // on a thread of its own, and cached as if given back (so the idle trim frees them if no call comes). They stop
+  // once the collector keeps up. Only they are page-locked (~4 ms for 64 MiB): done in the call that reused a block
+  // (the rule before), or in the background to every block given back (tried), it put 3–4 ms outliers among a
+  // process's first 4096³ products. One thread per block: on two threads, after rounds of small products (a short
+  // warm-up), the second pair was still being made, and page-locked, during the runs that followed, which took up
+  // to 22 ms instead of 7 (bench/NOTES.md, issue 13, sessions 26–28).
   void prepareSpares(size_t size) {
     const size_t count = std::min(kSpares, limit_ / 2 / size);  // older blocks make room (giveBack)
-    const size_t threads = std::min(kSpareThreads, count);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (count == 0 || preparing_.contains(size)) return;
-      preparing_[size] = threads;
+      preparing_[size] = count;
     }
-    for (size_t t = 0; t < threads; ++t) {
-      const size_t share = count * (t + 1) / threads - count * t / threads;
+    for (size_t i = 0; i < count; ++i) {
       try {
-        std::thread([this, size, share] {
-          for (size_t i = 0; i < share; ++i) {
-            void* data = newBlock(size);
-            if (!data) break;
+        std::thread([this, size] {
+          if (void* data = newBlock(size)) {
             faultIn(data, size);  // over huge pages where it can: faster than page-locking's own faults
             pin(data);
             giveBack(data, size);
@@ -264,7 +260,7 @@ class ResultCache {
   std::mutex mutex_;
   std::map<size_t, std::deque<Cached>> free_;  // by block size, none empty, each oldest first
   std::map<void*, Mapped> mapped_;              // every mapped block, handed out or cached
-  std::map<size_t, size_t> preparing_;          // sizes whose spares threads are making: how many threads
+  std::map<size_t, size_t> preparing_;          // sizes whose spares are being made: threads still at it
   size_t cachedBytes_ = 0;
   size_t pinnedBytes_ = 0;  // of mapped blocks, handed out or cached
   const size_t limit_ = cacheLimit();

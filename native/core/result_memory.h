@@ -5,8 +5,8 @@
 // bounded (512 MiB or an eighth of the machine's memory, whichever is less; the blocks given back longest ago
 // make room) and emptied of blocks idle for a few seconds by the same timer that trims the CUDA pools. A block
 // handed out holds a freed result's elements: every caller writes every element before any JavaScript can read
-// it. When the last cached block of a large size is taken (or none is there), up to four more are made on two
-// threads of their own for the next calls, faulted in and page-locked (pinnedResultBlock); page-locked blocks are
+// it. When the last cached block of a large size is taken (or none is there), up to four more are made for the
+// next calls, each on a thread of its own, faulted in and page-locked (pinnedResultBlock); page-locked blocks are
 // handed out first.
 #pragma once
 

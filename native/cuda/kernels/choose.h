@@ -99,6 +99,19 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
   return chosen ? *chosen : variants.front();  // a kernel built for one tile
 }
 
+// Which block tile a kernel uses where it reads A and B over the bus from page-locked host memory (the inline
+// route, transfer/inline_product.cu): there the reads, not the arithmetic, take the time, and they go faster in
+// 64-row blocks (more of them wait on the bus at once) with B's rows read 128 columns at a time. Measured on the
+// H100 host (bench/NOTES.md, issue 13, session 28; launch and wait included): 128³ with 64×128 tiles 24.7–25.9 µs,
+// 128×128 28.0, 128×64 30.6, 64×64 (chooseVariant's pick, which fills SMs instead) 34.0; 64³ 17.0 µs on any 64-wide
+// tile. A kernel without such tiles keeps `planned`.
+inline const KernelVariant& chooseBusVariant(KernelVariants variants, int64_t n, const KernelVariant& planned) {
+  const int64_t cols = n > 64 ? 128 : 64;
+  for (const KernelVariant& variant : variants)
+    if (variant.tile.rows == 64 && variant.tile.cols == cols) return variant;
+  return planned;
+}
+
 // Long K (bench/NOTES.md, "Long K"). Each kernel sums its products in fp32 registers, so its rounding error
 // grows with K: at 2×20,000,000×2 mma had 2.0e-5 and blocktile 8.2e-5 against cuBLAS SGEMM's 2.9e-6, and mma's
 // tf32 5.9e-2 against cuBLAS TF32's 6.6e-4. Past its row's slice depth (registry.h), K is split: each slice is

@@ -2,7 +2,8 @@
 // a poll finds it done, so that a 64³ product pays neither the thread pool's two hops nor the staged route's
 // three copy calls. A, B and C share one page-locked staging buffer, which every kernel can read and write
 // directly (unified addressing maps page-locked memory into the device's address space): one host copy in,
-// one kernel launch on a stream of its own (so "the stream is idle" means "done"), one host copy out.
+// one kernel launch on a stream of its own (so "the stream is idle" means "done"), one host copy out. The launch
+// takes the tile that reads the bus fastest (kernels/choose.h, chooseBusVariant), not the one that fills the SMs.
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -60,7 +61,7 @@ std::unique_ptr<Work> startInline(const KernelPlan& plan, const GemmRequest& r) 
   auto product = std::make_unique<InlineProduct>(r.choice.device, r.shape, r.c);
   product->layout().copyIn(r.a, r.b, product->base());
   product->layout().classify(r.a, r.b, product->base());
-  const KernelVariant& kernel = *plan.variant;
+  const KernelVariant& kernel = chooseBusVariant(plan.row->variants(plan.precision), r.shape.n, *plan.variant);
   kernel.launch(product->layout().operands(product->base()), plan.precision, product->stream());
   checkCuda(cudaGetLastError(), kernel.name);
   return product;
