@@ -36,7 +36,6 @@ thread_local const std::atomic<bool>* currentStop = nullptr;
 }  // namespace
 
 StopSignal::StopSignal() : flag_(currentStop) {}
-bool stopRequested() { return StopSignal().requested(); }
 
 StopScope::StopScope(const std::atomic<bool>& stop) : previous_(currentStop) { currentStop = &stop; }
 StopScope::~StopScope() { currentStop = previous_; }

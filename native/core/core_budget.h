@@ -28,14 +28,12 @@ class CoreLease {
   int cores_;
 };
 
-// Whether the work on this thread should stop before it starts computing: the stop flag of the JavaScript
-// environment the work is for, set by the binding around each thread-pool task (StopScope). A product that waited
-// for cores checks it once it has them, so a terminated Worker no longer waits for products that had only begun
-// to wait: the pool threads queued behind the budget computed theirs one after another (teardown.test.ts). One
-// already computing stops at its next k-slice (cpu/gemm.cpp).
-bool stopRequested();
-// The same question asked from the threads that help a product (they have no stop flag of their own): made on the
-// product's thread, read from any.
+// Whether the work on this thread should stop: the stop flag of the JavaScript environment the work is for, set by
+// the binding around each thread-pool task (StopScope). Made on the product's thread and read from any (the threads
+// that help a product have no flag of their own). A product that waited for cores asks once it has them, so a
+// terminated Worker no longer waits for products that had only begun to wait: the pool threads queued behind the
+// budget computed theirs one after another (teardown.test.ts). One already computing stops at its next k-slice
+// (cpu/gemm.cpp).
 class StopSignal {
  public:
   StopSignal();  // the stop flag of the work on this thread, if any

@@ -147,7 +147,8 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
   // The team's cores, this thread's included, leased from the budget that leaves the JavaScript thread its core
   // (core/core_budget.h): with other products running it may be smaller than the work would take.
   CoreLease lease(chooseThreadCount(m, k, n, kernel.mr));
-  if (stopRequested()) throw droppedError();
+  const StopSignal stop;
+  if (stop.requested()) throw droppedError();
   const int wanted = lease.cores();
   // Every buffer is allocated here, before any thread starts, so a failure is a plain exception to the caller.
   const int64_t panelColumns = (std::min(NC, n) + kernel.nr - 1) / kernel.nr * kernel.nr;
@@ -174,7 +175,7 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
   }
   teamSize = static_cast<int>(helpers.size()) + 1;
   lease.shrinkTo(teamSize);
-  sync.emplace(teamSize, StopAtBarrier{StopSignal(), &stopped});
+  sync.emplace(teamSize, StopAtBarrier{stop, &stopped});
   teamKnown.count_down();
   runThread(problem, kernel, 0, teamSize, packedB.get(), packedA[0].get(), *sync, stopped);
   for (std::thread& helper : helpers) helper.join();
