@@ -59,8 +59,7 @@ std::unique_ptr<Work> startInline(const KernelPlan& plan, const GemmRequest& r) 
   if (!takesInlineRoute(plan, r)) return nullptr;
   checkCuda(cudaSetDevice(r.choice.device), "cudaSetDevice");
   auto product = std::make_unique<InlineProduct>(r.choice.device, r.shape, r.c);
-  product->layout().copyIn(r.a, r.b, product->base());
-  product->layout().classify(r.a, r.b, product->base());
+  product->layout().copyInClassified(r.a, r.b, product->base());
   const KernelVariant& kernel = chooseBusVariant(plan.row->variants(plan.precision), r.shape.n, *plan.variant);
   kernel.launch(product->layout().operands(product->base()), plan.precision, product->stream());
   checkCuda(cudaGetLastError(), kernel.name);

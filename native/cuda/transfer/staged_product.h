@@ -22,7 +22,7 @@ struct StagedProduct {
 
   double bytes() const { return (double(aFloats) + double(bFloats) + double(cFloats) + 4) * sizeof(float); }
   // The operands of a kernel launch on this layout starting at `base` (host or device memory), A and B as stored,
-  // with the classes words classify() fills.
+  // with the classes words copyInClassified() fills.
   GemmOperands operands(float* base) const {
     GemmOperands o{base, b(base), c(base), shape.m, shape.k, shape.n, lda, ldb, ldc};
     o.exactB = o.b;
@@ -41,12 +41,13 @@ struct StagedProduct {
     parallelCopyRows(this->b(base), sizeof(float) * ldb, b, sizeof(float) * shape.colsB(), sizeof(float) * shape.colsB(),
                      shape.rowsB());
   }
-  // A's and B's magnitude classes into the layout's two words, for a kernel reading the layout where it is (the
-  // inline route; the staged route's ProductLaunch finds them on the device).
-  void classify(const float* a, const float* b, float* base) const {
+  // A and B into the layout at `base` with their magnitude classes in its two words, in one pass, for a kernel
+  // reading the layout where it is (the inline route; the staged route's ProductLaunch finds them on the device).
+  // On the calling thread: the inline route's operands are under a copy team's share (host_copy.cpp).
+  void copyInClassified(const float* a, const float* b, float* base) const {
     auto* classes = reinterpret_cast<uint32_t*>(base + aFloats + bFloats + cFloats);
-    classes[0] = hostMagnitudeClasses(a, shape.rowsA() * shape.colsA());
-    classes[1] = hostMagnitudeClasses(b, shape.rowsB() * shape.colsB());
+    classes[0] = copyRowsWithClasses(base, lda, a, shape.colsA(), shape.colsA(), shape.rowsA());
+    classes[1] = copyRowsWithClasses(this->b(base), ldb, b, shape.colsB(), shape.colsB(), shape.rowsB());
   }
   // The product from the layout at `base` into the caller's m×n C: copied, or combined when α, β ask for it.
   void copyOut(const float* base, float* out) const {
