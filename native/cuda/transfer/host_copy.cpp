@@ -135,6 +135,12 @@ void inShares(size_t rows, size_t cols, size_t elementBytes,
 
 }  // namespace
 
+void prefetchForCopyInto(const void* dst, size_t bytes) {
+  if (shares(bytes) > 1) return;
+  const auto* lines = static_cast<const char*>(dst);
+  for (size_t offset = 0; offset < bytes; offset += 64) __builtin_prefetch(lines + offset, 1, 3);
+}
+
 void parallelCopy(void* dst, const void* src, size_t bytes) { parallelCopyRows(dst, bytes, src, bytes, bytes, 1); }
 
 void parallelCopyRows(void* dst, size_t dstStride, const void* src, size_t srcStride, size_t rowBytes, size_t rows) {

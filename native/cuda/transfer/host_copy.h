@@ -24,6 +24,13 @@ struct CopyPiece {
 };
 void parallelCopyPieces(const std::vector<CopyPiece>& pieces);
 
+// For a copy into `dst` that the calling thread will make alone (under one team member's share): brings dst's
+// lines into this core's cache now, while the GPU works, so that the copy does not read them in itself. A new
+// result's memory comes back from the result cache cold: copying a 128³ C into it took 11.0–14.4 µs on the H100
+// host, against 3.2–3.7 into an array used each call (bench/NOTES.md, issue 13, session 28). Larger copies go over
+// the team, each member writing its own share; this does nothing for them.
+void prefetchForCopyInto(const void* dst, size_t bytes);
+
 // gemm's α and β applied on the host as a product comes back: c = α·t + β·c over rows×cols elements (pitches in
 // floats); β = 0 sets c = α·t whatever c held, NaN included, as BLAS does.
 void parallelCombineRows(float* c, size_t cPitch, const float* t, size_t tPitch, size_t cols, size_t rows, float alpha,

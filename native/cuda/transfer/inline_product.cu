@@ -10,6 +10,7 @@
 
 #include "cuda/check.h"
 #include "cuda/pools.h"
+#include "cuda/transfer/host_copy.h"
 #include "cuda/transfer/routes.h"
 #include "cuda/transfer/staged_product.h"
 
@@ -46,15 +47,6 @@ class InlineProduct : public Work {
   float* c_;
 };
 
-// Brings C's memory into this core's cache, for writing, while the kernel runs: a new result's block comes back from
-// the result cache cold (the collector returns a thousand at once), and finish()'s copy out then read it in first.
-// Copying out a 128³ product took 11.0–14.4 µs into new results against 3.2–3.7 into an `out` array used each call
-// (bench/NOTES.md, issue 13, session 28).
-void warmForWriting(const float* c, int64_t floats) {
-  const auto* bytes = reinterpret_cast<const char*>(c);
-  for (int64_t offset = 0; offset < floats * int64_t{sizeof(float)}; offset += 64) __builtin_prefetch(bytes + offset, 1, 3);
-}
-
 bool takesInlineRoute(const KernelPlan& plan, const GemmRequest& r) {
   const GemmShape& s = r.shape;
   return r.batch == 1 && !s.transA && !s.transB && !plan.row->transposedB && cudaDeviceStarted(r.choice.device) &&
@@ -72,7 +64,7 @@ std::unique_ptr<Work> startInline(const KernelPlan& plan, const GemmRequest& r) 
   const KernelVariant& kernel = chooseBusVariant(plan.row->variants(plan.precision), r.shape.n, *plan.variant);
   kernel.launch(product->layout().operands(product->base()), plan.precision, product->stream());
   checkCuda(cudaGetLastError(), kernel.name);
-  warmForWriting(r.c, r.shape.m * r.shape.n);
+  prefetchForCopyInto(r.c, sizeof(float) * r.shape.m * r.shape.n);  // while the kernel runs (finish() copies C out)
   return product;
 }
 
