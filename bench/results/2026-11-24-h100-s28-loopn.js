@@ -1,6 +1,8 @@
 'use strict';
-// One-off (issue 13, session 28), from the package root: node <this> new|out|sync N. 3000 products of N³ one at a
-// time; median time of each and of the part before the call returns.
+// One-off (issue 13, session 28), from the package root: node <this> new|out|sync [N]. 3000 products of N³ (default
+// 128) one at a time; median time of each and of the part before the call returns. Run with an addon built with
+// timers in the inline route (not kept) for …-s28-inline-phases.log, and as is for …-s28-warm-ab.log and
+// …-s28-staged-prefetch-ab.log.
 const { matmul, matmulSync } = require(require('path').resolve(process.env.PKG || '.'));
 const { random } = require(require('path').resolve(process.env.PKG || '.', 'bench/inputs'));
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];

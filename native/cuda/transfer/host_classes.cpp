@@ -6,10 +6,11 @@
 
 namespace cuda_matmul {
 
-// One pass that copies and classifies: the classes were a second pass over A and B after their copy, ~1.9 µs a
-// 128×128 operand with AVX2 on the dev machine beside the copy's 1.3 (bench/NOTES.md, issue 13, session 28). Each
-// bound is one unsigned comparison and the classes two ORed flags, so that the compiler vectorises the loop,
-// cloned for AVX-512 and AVX2 and picked by the CPU at load time (element by element at -O2 it took 9.5 µs).
+// One pass that copies and classifies: the classes were a second pass over A and B after their copy (a 128×128
+// operand on the dev machine, with CI running beside it: 22.3 µs in one pass, 41.2 copied then classified, 21.3
+// the copy alone; bench/NOTES.md, issue 13, session 28). Each bound is one unsigned comparison and the classes
+// two ORed flags, so that the compiler vectorises the loop, cloned for AVX-512 and AVX2 and picked by the CPU at
+// load time (element by element at -O2 it took 9.5 µs).
 __attribute__((target_clones("avx512f", "avx2", "default")))
 uint32_t copyRowsWithClasses(float* dst, int64_t dstPitch, const float* src, int64_t srcPitch, int64_t cols,
                              int64_t rows) {
