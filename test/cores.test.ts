@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import { matmul } from '../lib';
-import { randomMatrix } from './helpers';
+import { randomMatrix, relativeError } from './helpers';
 
 function runnableThreads(): number {
   let count = 0;
@@ -40,4 +40,22 @@ const linux = process.platform === 'linux';
   const median = samples.sort((x, y) => x - y)[Math.floor(samples.length / 2)];
   // The library's share, the JavaScript thread, and one more caught finishing its product.
   expect(median).toBeLessThanOrEqual(Math.max(1, cores - 1) + 1 + 1);
+});
+
+// A product small enough to cost less than a thread-pool round trip runs on the JavaScript thread at once
+// (core/request.h, runsOnCaller), on that thread's own core: it neither queues behind large products for a pool
+// thread nor waits for a core of the budget they hold. Before, it settled only after one of them.
+test('a small CPU product settles at once, not behind large ones holding the thread pool and every core of the budget', async () => {
+  const n = 768;
+  const a = randomMatrix(n * n), b = randomMatrix(n * n);
+  const settled: string[] = [];
+  const large = Array.from({ length: 8 }, () =>
+    matmul(a, b, { m: n, k: n, n }, { backend: 'cpu' }).then(() => settled.push('large')),
+  );
+  const smallA = randomMatrix(16 * 24), smallB = randomMatrix(24 * 16);
+  const small = await matmul(smallA, smallB, { m: 16, k: 24, n: 16 }, { backend: 'cpu' });
+  settled.push('small');
+  await Promise.all(large);
+  expect(settled.indexOf('small')).toBe(0);
+  expect(relativeError(small, smallA, smallB, 16, 24, 16)).toBeLessThanOrEqual(1e-6);
 });

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <vector>
 
 #include "binding/async_task.h"
@@ -29,6 +30,31 @@ struct PolledCall {
   Call call;
   Napi::Promise::Deferred deferred;
 };
+
+// The host's part of a call whose work is done, on the JavaScript thread: its copies, then its value. Throws what
+// they throw.
+Napi::Value finishHere(Napi::Env env, Call& call) {
+  call.work->finish();
+  Napi::Value value = call.settle(env);
+  call.work.reset();  // what the work held goes back now
+  return value;
+}
+
+// Settles `deferred` with what `produce` returns (nothing: leaves it pending), or rejects it with what it throws;
+// returns whether it is settled.
+template <typename Produce>
+bool settleWith(Napi::Env env, const Napi::Promise::Deferred& deferred, Produce&& produce) {
+  try {
+    const std::optional<Napi::Value> value = produce();
+    if (!value) return false;
+    deferred.Resolve(*value);
+  } catch (const Napi::Error& e) {
+    deferred.Reject(e.Value());
+  } catch (const std::exception& e) {
+    deferred.Reject(toJsError(env, e).Value());
+  }
+  return true;
+}
 
 // Hands the call to the thread pool: `waitFirst` when its work is not known to be done yet.
 Napi::Promise onThreadPool(Napi::Env env, const Call& call, bool waitFirst) {
@@ -91,25 +117,14 @@ class Poller {
   // poller's hands.
   bool settleIfDone(PolledCall& polled, bool stalled) {
     Call& call = polled.call;
-    const Napi::Promise::Deferred& deferred = polled.deferred;
-    try {
+    return settleWith(env_, polled.deferred, [&]() -> std::optional<Napi::Value> {
       if (!call.work->done()) {
-        if (!stalled) return false;
-        deferred.Resolve(onThreadPool(env_, call, true));
-      } else if (call.work->finishBytes() > kInlineFinishBytes) {
-        deferred.Resolve(onThreadPool(env_, call, false));
-      } else {
-        call.work->finish();
-        Napi::Value value = call.settle(env_);
-        call.work.reset();
-        deferred.Resolve(value);
+        if (!stalled) return std::nullopt;
+        return onThreadPool(env_, call, true);
       }
-    } catch (const Napi::Error& e) {
-      deferred.Reject(e.Value());
-    } catch (const std::exception& e) {
-      deferred.Reject(toJsError(env_, e).Value());
-    }
-    return true;
+      if (call.work->finishBytes() > kInlineFinishBytes) return onThreadPool(env_, call, false);
+      return finishHere(env_, call);
+    });
   }
 
   Napi::Env env_;
@@ -123,6 +138,14 @@ class Poller {
 Napi::Promise complete(Napi::Env env, const char* name, std::unique_ptr<Work> work,
                        std::function<Napi::Value(Napi::Env)> settle) {
   Call call{name, std::move(work), std::move(settle)};
+  if (call.work->runsOnCaller()) {
+    const Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+    settleWith(env, deferred, [&]() -> std::optional<Napi::Value> {
+      call.work->wait();
+      return finishHere(env, call);
+    });
+    return deferred.Promise();
+  }
   if (!call.work->pollable()) return onThreadPool(env, call, true);
   PolledCall polled{std::move(call), Napi::Promise::Deferred::New(env)};
   Napi::Promise promise = polled.deferred.Promise();

@@ -3,7 +3,8 @@
 // progress (a pending immediate keeps the event loop turning without sleeping, so a 50 µs product settles
 // within microseconds of its end, and I/O is still served between polls); work that makes no progress for
 // kSpin, or that only runs when waited for (the CPU, the staged and panel routes), is waited for on the thread
-// pool (async_task.h). Large host copies after the work (finishBytes) always go to the pool.
+// pool (async_task.h). Large host copies after the work (finishBytes) always go to the pool. Host work shorter
+// than that round trip (runsOnCaller: small CPU products) runs at once, the Promise settled before it returns.
 #pragma once
 
 #include <napi.h>

@@ -82,7 +82,7 @@ GemmShape oneMatrix(int64_t rows, int64_t cols) {
 
 std::unique_ptr<Work> startGemm(const GemmRequest& r) {
   ComputeBackend& backend = resolveBackend(r.choice);
-  if (degenerate(r)) return std::make_unique<HostWork>([r] { scaleOutputs(r); });
+  if (degenerate(r)) return std::make_unique<HostWork>([r] { scaleOutputs(r); }, runsOnCaller(r));
   backend.checkRoom(r.shape, r.choice.device, [&] {
     return "shape: the " + dims(r.shape.m, r.shape.k) + "×" + std::to_string(r.shape.n) + " product";
   });

@@ -49,6 +49,17 @@ struct GemmRequest {
   float* cOf(int64_t i) const { return c + i * strideC; }
 };
 
+// A request small enough for the host to compute on the JavaScript thread at once (the CPU backend, and the
+// degenerate products of any backend): at most a 64³ product's work and elements, batch included. A 64³ product
+// takes ~5 µs of one core with AVX-512 (matmulSync on the dev machine), where handing it to the thread pool and
+// back took 60–90 µs there, and a product waiting for a core of the CPU budget would wait behind the others.
+inline bool runsOnCaller(const GemmRequest& r) {
+  constexpr int64_t kFlops = int64_t{64} * 64 * 64, kFloats = 3 * 64 * 64;
+  const GemmShape& s = r.shape;
+  if (s.m > kFloats || s.k > kFloats || s.n > kFloats || r.batch > kFloats) return false;  // no overflow below
+  return r.batch * s.m * s.k * s.n <= kFlops && r.batch * (s.m * s.k + s.k * s.n + s.m * s.n) <= kFloats;
+}
+
 // Small products gathered from host arrays while the device was busy (lib/batching.ts), run as one batch: each
 // C (m×n) = A (m×k) · B (k×n), row-major and unpadded, in fp32 (a 'tf32' request only permits less).
 struct SmallProduct {

@@ -1,7 +1,7 @@
 // Work a backend has started for a call and that the binding completes: a product launched on a stream, a
 // Matrix operation queued in program order, or work that runs only when a thread waits for it. The binding
-// (binding/completion.h) polls done() on the JavaScript thread while that is cheap and quick, and otherwise
-// hands wait() to the thread pool; then finish() does what is left on the host (copies into the caller's
+// (binding/completion.h) polls done() on the JavaScript thread while that is cheap and quick, runs wait() there
+// when it is short host work (runsOnCaller), and otherwise hands wait() to the thread pool; then finish() does what is left on the host (copies into the caller's
 // array), and the Work is destroyed on the JavaScript thread, releasing what it held (device memory, staging).
 #pragma once
 
@@ -22,6 +22,9 @@ class Work {
   virtual void finish() {}
   // Bytes finish() copies: the binding keeps large copies off the JavaScript thread.
   virtual int64_t finishBytes() const { return 0; }
+  // Whether wait() is host work short enough to run on the JavaScript thread at once, the Promise settled before
+  // the call returns: less than handing it to the thread pool costs (request.h, runsOnCaller).
+  virtual bool runsOnCaller() const { return false; }
 };
 
 }  // namespace cuda_matmul
@@ -31,14 +34,17 @@ class Work {
 
 namespace cuda_matmul {
 
-// Work done on the host by whichever thread waits for it (the thread pool, or matmulSync's caller).
+// Work done on the host by whichever thread waits for it (the thread pool, or matmulSync's caller), or at once by
+// the JavaScript thread when `onCaller`.
 class HostWork : public Work {
  public:
-  explicit HostWork(std::function<void()> run) : run_(std::move(run)) {}
+  explicit HostWork(std::function<void()> run, bool onCaller = false) : run_(std::move(run)), onCaller_(onCaller) {}
   void wait() override { run_(); }
+  bool runsOnCaller() const override { return onCaller_; }
 
  private:
   std::function<void()> run_;
+  bool onCaller_;
 };
 
 }  // namespace cuda_matmul

@@ -17,7 +17,7 @@ namespace cuda_matmul {
 namespace {
 
 // One CPU gemm: c = α·op(a)·op(b) + β·c.
-void gemmStep(const float* a, const float* b, float* c, const GemmShape& s) {
+void gemmStep(const float* a, const float* b, float* c, const GemmShape& s, CpuTeam team = CpuTeam::Leased) {
   std::vector<float> aT, bT, product;
   if (s.transA) {
     aT.resize(static_cast<size_t>(s.m * s.k));
@@ -29,9 +29,9 @@ void gemmStep(const float* a, const float* b, float* c, const GemmShape& s) {
     cpuTranspose(b, s.n, s.k, bT.data());
     b = bT.data();
   }
-  if (s.plain()) return cpuGemm(a, b, c, s.m, s.k, s.n);
+  if (s.plain()) return cpuGemm(a, b, c, s.m, s.k, s.n, team);
   product.resize(static_cast<size_t>(s.m * s.n));
-  cpuGemm(a, b, product.data(), s.m, s.k, s.n);
+  cpuGemm(a, b, product.data(), s.m, s.k, s.n, team);
   cpuCombine(c, product.data(), s.m * s.n, s.alpha, s.beta);
 }
 
@@ -120,11 +120,16 @@ class CpuBackend final : public ComputeBackend {
   // Host memory: bad_alloc says so.
   void checkRoom(const GemmShape&, int, const std::function<std::string()>&) const override {}
 
-  // fp32 whatever the precision asked: 'tf32' only permits less.
+  // fp32 whatever the precision asked: 'tf32' only permits less. A small request runs on the JavaScript thread
+  // at once (core/request.h, runsOnCaller), on that thread alone.
   std::unique_ptr<Work> startGemm(const GemmRequest& r) override {
-    return std::make_unique<HostWork>([r] {
-      for (int64_t i = 0; i < r.batch; ++i) gemmStep(r.aOf(i), r.bOf(i), r.cOf(i), r.shape);
-    });
+    const bool onCaller = runsOnCaller(r);
+    const CpuTeam team = onCaller ? CpuTeam::CallerOnly : CpuTeam::Leased;
+    return std::make_unique<HostWork>(
+        [r, team] {
+          for (int64_t i = 0; i < r.batch; ++i) gemmStep(r.aOf(i), r.bOf(i), r.cOf(i), r.shape, team);
+        },
+        onCaller);
   }
 
   std::unique_ptr<Work> startGathered(std::vector<SmallProduct> products, int) override {

@@ -139,7 +139,7 @@ void runThread(const Problem& pr, const CpuMicroKernel& kernel, int thread, int 
 
 }  // namespace
 
-void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
+void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, CpuTeam team) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     std::fill(c, c + m * n, 0.0f);
@@ -148,10 +148,11 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
   const CpuMicroKernel& kernel = selectMicroKernel();
   // The team's cores, this thread's included, leased from the budget that leaves the JavaScript thread its core
   // (core/core_budget.h): with other products running it may be smaller than the work would take.
-  CoreLease lease(chooseThreadCount(m, k, n, kernel.mr));
+  std::optional<CoreLease> lease;
+  if (team == CpuTeam::Leased) lease.emplace(chooseThreadCount(m, k, n, kernel.mr));
   const StopSignal stop;
   if (stop.requested()) throw droppedError();
-  const int wanted = lease.cores();
+  const int wanted = lease ? lease->cores() : 1;
   // Every buffer is allocated here, before any thread starts, so a failure is a plain exception to the caller.
   const int64_t panelColumns = (std::min(NC, n) + kernel.nr - 1) / kernel.nr * kernel.nr;
   AlignedFloats packedB = allocateAligned(panelColumns * KC);
@@ -176,7 +177,7 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
     // The system refused a thread (std::system_error): carry on with those that started, which are joined below.
   }
   teamSize = static_cast<int>(helpers.size()) + 1;
-  lease.shrinkTo(teamSize);
+  if (lease) lease->shrinkTo(teamSize);
   sync.emplace(teamSize, StopAtBarrier{stop, &stopped});
   teamKnown.count_down();
   runThread(problem, kernel, 0, teamSize, packedB.get(), packedA[0].get(), *sync, stopped);

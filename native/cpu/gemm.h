@@ -7,7 +7,12 @@
 
 namespace cuda_matmul {
 
-void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n);
+// Who computes a product: a team leased from the core budget (core/core_budget.h), the calling thread among it, or
+// the calling thread alone, unleased: the JavaScript thread running a small product at once (core/request.h,
+// runsOnCaller), whose core is not the budget's, and which must never wait for a lease.
+enum class CpuTeam { Leased, CallerOnly };
+
+void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, CpuTeam team = CpuTeam::Leased);
 
 // gemm's pieces around the product (cpu_backend.cpp): dst (cols×rows) = srcᵀ (src rows×cols); c = α·t + β·c over
 // `count` elements (β = 0 sets c = α·t whatever c held, NaN included, as BLAS does).
