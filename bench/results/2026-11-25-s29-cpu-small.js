@@ -1,7 +1,7 @@
 // Session 29: small products on the CPU backend, through the public API: one at a time (matmulSync and awaited
-// matmul, median of 3 000) and 20 000 at once (products/s, median of 4 rounds), at 16³ and 64³. Run against
-// two addons in alternating processes (CUDA_MATMUL_ADDON) to compare them.
-//   node bench/results/2026-11-25-s29-cpu-small.js
+// matmul, median of 3 000) and 20 000 at once (products/s, median of 4 rounds), at 16³ and 64³ (or the sizes
+// given). Run against two addons in alternating processes (CUDA_MATMUL_ADDON) to compare them.
+//   node bench/results/2026-11-25-s29-cpu-small.js [n...]
 'use strict';
 const { matmul, matmulSync } = require('../..');
 const { random } = require('../inputs');
@@ -33,7 +33,7 @@ async function concurrent(n, count = 20000) {
 
 (async () => {
   const row = [];
-  for (const n of [16, 64]) {
+  for (const n of process.argv.length > 2 ? process.argv.slice(2).map(Number) : [16, 64]) {
     row.push(`${n}³ sync ${(await oneAtATime(n, false)).toFixed(1)} µs`);
     row.push(`await ${(await oneAtATime(n, true)).toFixed(1)} µs`);
     row.push(`20 000 at once ${Math.round(await concurrent(n))}/s`);

@@ -50,11 +50,13 @@ struct GemmRequest {
 };
 
 // A request small enough for the host to compute on the JavaScript thread at once (the CPU backend, and the
-// degenerate products of any backend): at most a 64³ product's work and elements, batch included. A 64³ product
-// takes ~5 µs of one core with AVX-512 (matmulSync on the dev machine), where handing it to the thread pool and
-// back took 60–90 µs there, and a product waiting for a core of the CPU budget would wait behind the others.
+// degenerate products of any backend): at most a 32³ product's work and elements, batch included. Handing a
+// product to the thread pool and back took 35–43 µs of latency on the H100 host and a few µs of the JavaScript
+// thread's time; a 32³ product computes in about that. At 64³ (~18 µs there) the calling thread computing 20 000
+// concurrent products one after another did 34 000–35 000/s against 39 000–49 000 on four pool threads
+// (bench/NOTES.md, session 29). And a product waiting for a core of the CPU budget would wait behind the others.
 inline bool runsOnCaller(const GemmRequest& r) {
-  constexpr int64_t kFlops = int64_t{64} * 64 * 64, kFloats = 3 * 64 * 64;
+  constexpr int64_t kFlops = int64_t{32} * 32 * 32, kFloats = 3 * 32 * 32;
   const GemmShape& s = r.shape;
   if (s.m > kFloats || s.k > kFloats || s.n > kFloats || r.batch > kFloats) return false;  // no overflow below
   return r.batch * s.m * s.k * s.n <= kFlops && r.batch * (s.m * s.k + s.k * s.n + s.m * s.n) <= kFloats;
