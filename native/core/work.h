@@ -1,8 +1,9 @@
 // Work a backend has started for a call and that the binding completes: a product launched on a stream, a
 // Matrix operation queued in program order, or work that runs only when a thread waits for it. The binding
 // (binding/completion.h) polls done() on the JavaScript thread while that is cheap and quick, runs wait() there
-// when it is short host work (runsOnCaller), and otherwise hands wait() to the thread pool; then finish() does what is left on the host (copies into the caller's
-// array), and the Work is destroyed on the JavaScript thread, releasing what it held (device memory, staging).
+// when it is short host work (runsOnCaller), and otherwise hands wait() to the thread pool; then finish() does
+// what is left on the host (copies into the caller's array), and the Work is destroyed on the JavaScript thread,
+// releasing what it held (device memory, staging).
 #pragma once
 
 #include <cstdint>
