@@ -17,7 +17,7 @@ namespace cuda_matmul {
 namespace {
 
 // One CPU gemm: c = α·op(a)·op(b) + β·c.
-void gemmStep(const float* a, const float* b, float* c, const GemmShape& s, CpuTeam team = CpuTeam::Leased) {
+void gemmStep(const float* a, const float* b, float* c, const GemmShape& s, CpuTeam team) {
   std::vector<float> aT, bT, product;
   if (s.transA) {
     aT.resize(static_cast<size_t>(s.m * s.k));
@@ -138,7 +138,7 @@ class CpuBackend final : public ComputeBackend {
         if (p.k == 0)
           std::fill(p.c, p.c + p.m * p.n, 0.0f);
         else
-          gemmStep(p.a, p.b, p.c, GemmShape{p.m, p.k, p.n});
+          gemmStep(p.a, p.b, p.c, GemmShape{p.m, p.k, p.n}, CpuTeam::Leased);
       }
     });
   }
@@ -158,7 +158,7 @@ class CpuBackend final : public ComputeBackend {
         std::vector<std::shared_ptr<MatrixStorage>>{a.storage, b.storage, c.storage}, [&ha, &hb, &hc, s, batch, colsA, colsB, colsC] {
           for (int64_t i = 0; i < batch.count; ++i)
             gemmStep(ha.data() + i * batch.strideA * colsA, hb.data() + i * batch.strideB * colsB,
-                     hc.data() + i * batch.strideC * colsC, s);
+                     hc.data() + i * batch.strideC * colsC, s, CpuTeam::Leased);
         });
     work->order({&ha, &hb}, {&hc});
     return work;

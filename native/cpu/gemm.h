@@ -12,7 +12,7 @@ namespace cuda_matmul {
 // runsOnCaller), whose core is not the budget's, and which must never wait for a lease.
 enum class CpuTeam { Leased, CallerOnly };
 
-void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, CpuTeam team = CpuTeam::Leased);
+void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, CpuTeam team);
 
 // gemm's pieces around the product (cpu_backend.cpp): dst (cols×rows) = srcᵀ (src rows×cols); c = α·t + β·c over
 // `count` elements (β = 0 sets c = α·t whatever c held, NaN included, as BLAS does).
