@@ -8,6 +8,8 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I native bench/kernels.cu -lcublas -o kernels && ./kernels [sizes...]
 // On an H100/H200, -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA adds the wgmma kernel (step 3),
 // timed with the transpose of B it needs ("wgmma") and without ("wgmma, Bᵀ given").
+// Where nvcc has no cuBLAS (the development machine), -I bench/cublas-stand-in -c builds an object that the GPU
+// host links with -lcublas in seconds (bench/cublas-stand-in/cublas_v2.h).
 // Method: U[-1,1] inputs, several input sets rotated so repeated runs do not measure L2 (50 MB on H100),
 // warm-up runs first, then the median of the timed runs; accuracy against a float64 GPU reference.
 #include <cublas_v2.h>
