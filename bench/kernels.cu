@@ -163,20 +163,29 @@ Runner product(const cuda_matmul::KernelPlan& plan, float* bt) {
   };
 }
 
-// A kernel that reads Bᵀ (wgmma) on Bᵀ made beforehand, one per input set (a Matrix keeps its Bᵀ: the product
-// through the API transposes a weight once), so the timed runs read them rotated as they read A.
-Runner onGivenTranspose(const cuda_matmul::KernelPlan& plan, const Problem& p) {
+// Bᵀ (n×k, row pitch paddedPitch(k), room for the remainders) of each input set's B, made beforehand, untimed, so
+// that timed runs read them rotated as they read A.
+using GivenTransposes = std::shared_ptr<std::map<const float*, float*>>;
+GivenTransposes givenTransposes(const Problem& p, cuda_matmul::Rounding rounding) {
   const int64_t ldbt = cuda_matmul::paddedPitch(p.k);
-  auto made = std::shared_ptr<std::map<const float*, float*>>(new std::map<const float*, float*>, [](auto* m) {
+  GivenTransposes made(new std::map<const float*, float*>, [](auto* m) {
     for (auto& [b, bt] : *m) cudaFree(bt);
     delete m;
   });
   for (const float* b : p.b) {
     float* bt = nullptr;
     checkCuda(cudaMalloc(&bt, 2 * p.n * ldbt * sizeof(float)), "malloc bt");
-    cuda_matmul::launchTranspose(b, p.ldb, bt, ldbt, p.k, p.n, cuda_matmul::transposedBRounding(plan.precision), nullptr);
+    cuda_matmul::launchTranspose(b, p.ldb, bt, ldbt, p.k, p.n, rounding, nullptr);
     (*made)[b] = bt;
   }
+  return made;
+}
+
+// A kernel that reads Bᵀ (wgmma) on Bᵀ made beforehand (a Matrix keeps its Bᵀ: the product through the API
+// transposes a weight once).
+Runner onGivenTranspose(const cuda_matmul::KernelPlan& plan, const Problem& p) {
+  const int64_t ldbt = cuda_matmul::paddedPitch(p.k);
+  const GivenTransposes made = givenTransposes(p, cuda_matmul::transposedBRounding(plan.precision));
   return [&kernel = *plan.variant, precision = plan.precision, ldbt, made](cuda_matmul::GemmOperands o) {
     o.b = made->at(o.b);
     o.ldb = ldbt;
@@ -329,6 +338,18 @@ int main(int argc, char** argv) {
     };
     const Result sgemm = measure(p, cublas(CUBLAS_COMPUTE_32F));
     const Result tf32 = measure(p, cublas(CUBLAS_COMPUTE_32F_FAST_TF32));
+    // cuBLAS TF32 on B given K-major, as Bᵀ made beforehand: whether cuBLAS itself pays for reading B as a row-major
+    // caller holds it (bench/NOTES.md, issue 14, session 30).
+    auto cublasOnGivenTranspose = [&] {
+      const GivenTransposes transposes = givenTransposes(p, cuda_matmul::Rounding::None);
+      return measure(p, [&handle, transposes, ldbt = cuda_matmul::paddedPitch(p.k)](const cuda_matmul::GemmOperands& o) {
+        const float one = 1, zero = 0;
+        checkCublas(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, o.n, o.m, o.k, &one, transposes->at(o.b), CUDA_R_32F,
+                                 ldbt, o.a, CUDA_R_32F, o.lda, &zero, o.c, CUDA_R_32F, o.ldc, CUBLAS_COMPUTE_32F_FAST_TF32,
+                                 CUBLAS_GEMM_DEFAULT),
+                    "gemm on Bᵀ");
+      });
+    };
     char name[64];
     std::snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)s[0], (long long)s[1], (long long)s[2]);
     auto print = [&](const std::string& kernel, const Result& r, const Result& base) {
@@ -337,6 +358,7 @@ int main(int argc, char** argv) {
     };
     print("cublas sgemm", sgemm, sgemm);
     print("cublas tf32", tf32, tf32);
+    if (!resident) print("cublas tf32, Bᵀ given", cublasOnGivenTranspose(), tf32);
     const std::string queued = ", " + std::to_string(backToBack) + " back to back";
     if (backToBack && !resident) {  // --resident: what runs before the kernel alone should not heat the GPU more than
                                     // what runs before the Matrices in flight (bench/inflight.js)
