@@ -194,6 +194,26 @@ Runner onGivenTranspose(const cuda_matmul::KernelPlan& plan, const Problem& p) {
   };
 }
 
+// C = A·B by cuBLAS, B given as `b` (ldb): B itself (CUBLAS_OP_N), or Bᵀ (n×k, CUBLAS_OP_T). Row-major C = A·B is
+// column-major Cᵀ = Bᵀ·Aᵀ: cuBLAS gets B first.
+void cublasProduct(cublasHandle_t handle, cublasComputeType_t compute, const cuda_matmul::GemmOperands& o,
+                   cublasOperation_t opB, const float* b, int64_t ldb) {
+  const float one = 1, zero = 0;
+  checkCublas(cublasGemmEx(handle, opB, CUBLAS_OP_N, o.n, o.m, o.k, &one, b, CUDA_R_32F, ldb, o.a, CUDA_R_32F, o.lda,
+                           &zero, o.c, CUDA_R_32F, o.ldc, compute, CUBLAS_GEMM_DEFAULT),
+              "gemm");
+}
+
+// cuBLAS TF32 on B given K-major, as Bᵀ made beforehand: whether cuBLAS itself pays for reading B as a row-major
+// caller holds it (bench/NOTES.md, issue 14, session 30).
+Runner cublasOnGivenTranspose(cublasHandle_t handle, const Problem& p) {
+  const int64_t ldbt = cuda_matmul::paddedPitch(p.k);
+  const GivenTransposes made = givenTransposes(p, cuda_matmul::Rounding::None);
+  return [handle, ldbt, made](const cuda_matmul::GemmOperands& o) {
+    cublasProduct(handle, CUBLAS_COMPUTE_32F_FAST_TF32, o, CUBLAS_OP_T, made->at(o.b), ldbt);
+  };
+}
+
 // Tile configurations tried while tuning (--tune) but not built into the product.
 template <class Cfg, cuda_matmul::Precision PRECISION>
 Runner variant() {
@@ -327,29 +347,11 @@ int main(int argc, char** argv) {
   std::vector<SummaryRow> summary;
   for (const auto& s : shapes) {
     Problem p = makeProblem(s[0], s[1], s[2]);
-    // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: cuBLAS gets B first.
     auto cublas = [&](cublasComputeType_t compute) {
-      return [&handle, compute](const cuda_matmul::GemmOperands& o) {
-        const float one = 1, zero = 0;
-        checkCublas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, o.n, o.m, o.k, &one, o.b, CUDA_R_32F, o.ldb, o.a,
-                                 CUDA_R_32F, o.lda, &zero, o.c, CUDA_R_32F, o.ldc, compute, CUBLAS_GEMM_DEFAULT),
-                    "gemm");
-      };
+      return [&handle, compute](const cuda_matmul::GemmOperands& o) { cublasProduct(handle, compute, o, CUBLAS_OP_N, o.b, o.ldb); };
     };
     const Result sgemm = measure(p, cublas(CUBLAS_COMPUTE_32F));
     const Result tf32 = measure(p, cublas(CUBLAS_COMPUTE_32F_FAST_TF32));
-    // cuBLAS TF32 on B given K-major, as Bᵀ made beforehand: whether cuBLAS itself pays for reading B as a row-major
-    // caller holds it (bench/NOTES.md, issue 14, session 30).
-    auto cublasOnGivenTranspose = [&] {
-      const GivenTransposes transposes = givenTransposes(p, cuda_matmul::Rounding::None);
-      return measure(p, [&handle, transposes, ldbt = cuda_matmul::paddedPitch(p.k)](const cuda_matmul::GemmOperands& o) {
-        const float one = 1, zero = 0;
-        checkCublas(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, o.n, o.m, o.k, &one, transposes->at(o.b), CUDA_R_32F,
-                                 ldbt, o.a, CUDA_R_32F, o.lda, &zero, o.c, CUDA_R_32F, o.ldc, CUBLAS_COMPUTE_32F_FAST_TF32,
-                                 CUBLAS_GEMM_DEFAULT),
-                    "gemm on Bᵀ");
-      });
-    };
     char name[64];
     std::snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)s[0], (long long)s[1], (long long)s[2]);
     auto print = [&](const std::string& kernel, const Result& r, const Result& base) {
@@ -358,7 +360,7 @@ int main(int argc, char** argv) {
     };
     print("cublas sgemm", sgemm, sgemm);
     print("cublas tf32", tf32, tf32);
-    if (!resident) print("cublas tf32, Bᵀ given", cublasOnGivenTranspose(), tf32);
+    if (!resident) print("cublas tf32, Bᵀ given", measure(p, cublasOnGivenTranspose(handle, p)), tf32);
     const std::string queued = ", " + std::to_string(backToBack) + " back to back";
     if (backToBack && !resident) {  // --resident: what runs before the kernel alone should not heat the GPU more than
                                     // what runs before the Matrices in flight (bench/inflight.js)
