@@ -8,6 +8,7 @@
 // Prints one line per case, and "FAIL" where ours exceeds twice cuBLAS's error or a class differs; exits 1 then.
 #include <cublas_v2.h>
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -179,9 +180,10 @@ int main() {
     release(p);
   }
 
-  std::printf("special values, 67×45×71: elements whose class differs from float64's\n");
-  {
-    const int64_t m = 67, k = 45, n = 71;
+  // 513×45×5505: wgmma-t's tf32 256×128 tiles (kernels/choose.h, largeTilesFill).
+  for (const auto& [m, k, n] : {std::array<int64_t, 3>{67, 45, 71}, std::array<int64_t, 3>{513, 45, 5505}}) {
+    std::printf("special values, %lld×%lld×%lld: elements whose class differs from float64's\n", static_cast<long long>(m),
+                static_cast<long long>(k), static_cast<long long>(n));
     std::vector<float> a = uniform(m * k, random), b = uniform(k * n, random);
     makeSpecial(a, b, k, n);
     DeviceProblem p = upload(a, b, m, k, n);

@@ -2,7 +2,8 @@
 // CUDA events. It includes the product's kernel sources and tile rule directly, so it times exactly what
 // ships; "auto" is the kernel and tile that kernel: 'auto' picks for the shape. --tune adds every mma tile
 // and configurations not built into the product, and every wgmma tile; --back-to-back also times each kernel 40 times queued at once
-// (--back-to-back=N: N times; the H100 reaches its power cap within a few hundred, bench/NOTES.md); --resident times
+// (--back-to-back=N: N times; the H100 reaches its power cap within a few hundred, bench/NOTES.md); --only=TEXT
+// times only the kernels whose names contain TEXT (cuBLAS always; repeatable); --resident times
 // only what a Matrix product runs, in both precisions or (--resident=fp32|tf32) one (bench/inflight.js sets Matrices
 // in flight against it).
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I native bench/kernels.cu -lcublas -o kernels && ./kernels [sizes...]
@@ -320,6 +321,7 @@ int main(int argc, char** argv) {
   bool tune = false, resident = false;
   std::string residentPrecision;  // --resident=fp32|tf32: that one alone
   int backToBack = 0;  // launches queued at once per kernel, 0: not timed so
+  std::vector<std::string> only;  // --only=TEXT (repeatable): time only the kernels whose names contain one of them
   for (int i = 1; i < argc; ++i) {
     long long m, k, n;
     if (std::string(argv[i]) == "--tune") tune = true;
@@ -328,7 +330,11 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--back-to-back") backToBack = 40;
     if (std::sscanf(argv[i], "--back-to-back=%d", &backToBack) == 1 && backToBack < 1) backToBack = 1;
     if (std::sscanf(argv[i], "%lldx%lldx%lld", &m, &k, &n) == 3) shapes.push_back({m, k, n});
+    if (std::string(argv[i]).rfind("--only=", 0) == 0) only.push_back(argv[i] + 7);
   }
+  auto chosen = [&](const std::string& name) {
+    return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& o) { return name.find(o) != std::string::npos; });
+  };
   if (shapes.empty())
     shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4095, 4095, 4095}, {4096, 4096, 4096}, {8192, 8192, 8192},
               {3000, 5000, 7001}, {64, 768, 100000}, {100000, 768, 64}};
@@ -368,6 +374,7 @@ int main(int argc, char** argv) {
       print("cublas tf32" + queued, {ms, 2.0 * p.m * p.k * p.n / (ms * 1e-3) / 1e12, tf32.error}, tf32);
     }
     for (const Candidate& c : resident ? residentCandidates(p, props, residentPrecision) : candidates(p, props, tune)) {
+      if (!chosen(c.name)) continue;
       const Result r = measure(p, c.run);
       print(c.name, r, c.tf32 ? tf32 : sgemm);
       if (backToBack) {

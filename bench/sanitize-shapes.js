@@ -5,7 +5,7 @@
 const { matmul, matmulSync, gemm, info, Matrix } = require('..');
 const { random, relativeError } = require('./inputs');
 
-// [2100, 67, 1999] to [33, 9, 25601] make the plan pick each of mma's larger block tiles (test/helpers.ts,
+// [4097, 33, 4095] takes wgmma-t's tf32 256×128 tile, cut at every edge. [2100, 67, 1999] to [33, 9, 25601] make the plan pick each of mma's larger block tiles (test/helpers.ts,
 // MMA_TILE_SHAPES); [1100, 20, 1000] wgmma's tf32 128×128 (the small shapes take its 128×64 and fp32's 64-row
 // tiles, the large ones the widest); [509, 301, 511] fp32's 64×32 on a full wave, [33, 9, 25601] also its 64×64; [3, 70001, 5] splits K for every kernel (native/cuda/kernels/choose.h); [61, 300, 2053]
 // and [61, 300, 30011] have wgmma-t's 64×128 and 64×192 tiles cut at every edge; [40, 2500, 3001] splits K to fill the

@@ -157,6 +157,17 @@ export const WGMMA_T_SHAPES: Case[] = [
   { m: 16, k: 300, n: 4099 },
 ];
 
+/**
+ * Products with enough 256×128 tiles for more than half an H100's 132 SMs, for which 'auto' in tf32 (and wgmma-t
+ * asked for) takes wgmma-t's 256×128 tile (kernels/choose.h, largeTilesFill): the first is one tile per SM; the second has 10 tile
+ * rows (a group of 8 and one of 2, the order the tiles are walked in) and 150 tiles, so some blocks take two.
+ * Every edge cut.
+ */
+export const LARGE_TILE_SHAPES: Case[] = [
+  { m: 513, k: 300, n: 5505 },
+  { m: 2305, k: 77, n: 1793 },
+];
+
 /** Products the plan splits into several row panels on an H100-sized GPU (kernels/choose.h, choosePanelRows). */
 export const PANEL_SHAPES: Case[] = [
   { m: 5000, k: 33, n: 2000 },

@@ -36,12 +36,23 @@ inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
 // a row of tiles, and k 256.
 inline bool wgmmaTransposedPaysFor(int64_t m, int64_t k, int64_t n) { return m <= 128 && n >= 2048 && k >= 256; }
 
+// Whether a product of at least 512 rows has enough 256×128 tiles (wgmma-t's in tf32) for more than half the SMs:
+// where wgmma would keep its 128×256 tile (chooseVariant), with as many blocks. wgmma-t then reads B as stored at
+// the tensor cores' full rate, where wgmma transposes B first (bench/NOTES.md, issue 14, session 31): 4096³
+// 0.350 ms against 0.411 (cuBLAS TF32 0.363), 8192³ 2.78 against 2.99 (cuBLAS 2.72), 2048³ (128 tiles) 0.052
+// against 0.069, 1536×2048×2048 (96) 0.048 against 0.065. With fewer tiles wgmma's narrower tiles fill more SMs:
+// 1024×8192×2048 (64 tiles) 0.159 on 256×128 against 0.171 on wgmma's 128×128 (a wash), which stays.
+inline bool largeTilesFill(int64_t m, int64_t n, int multiprocessors) {
+  return m >= 512 && 2 * ((m + 255) / 256) * ((n + 127) / 128) > multiprocessors;
+}
+
 // 'auto' takes the fastest kernel measured (bench/NOTES.md): where wgmma runs, wgmma-t for products with few rows
 // and wgmma for large ones; otherwise the tensor-core kernel where the device has tensor cores it can use (3xTF32
 // beats FFMA at every shape measured, at better than fp32 accuracy), else blocktile. Muld is never the fastest;
 // it stays selectable as the readable baseline.
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
-  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && wgmmaTransposedPaysFor(m, k, n))
+  const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesFill(m, n, device.multiprocessors);
+  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && (wgmmaTransposedPaysFor(m, k, n) || largeTf32))
     return Kernel::WgmmaT;
   if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(precision, m, k, n))
     return Kernel::Wgmma;
@@ -59,8 +70,9 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
 //     (1024³: 64 blocks of 128×128 reach 0.62×, 256 blocks of 64×64 1.12×). A kernel whose block takes a whole
 //     SM (wgmma) shrinks only while the smaller tile's grid still fits one wave: a second wave of half-size blocks
 //     takes as long as one wave of whole ones. wgmma has no 64-row tile; it shrinks its columns, to 32 in fp32;
-//   - wgmma-t has only 64-row tiles, 192 columns wide (three consumer warpgroups) or, for grids under one wave,
-//     128 (16×4096×16384 fp32: 0.143 ms against 0.175);
+//   - wgmma-t has 64-row tiles, 192 columns wide (three consumer warpgroups) or, for grids under one wave,
+//     128 (16×4096×16384 fp32: 0.143 ms against 0.175); in tf32 also 256×128, where those fill the SMs
+//     (largeTilesFill);
 //   - wgmma's fp32 mode also has 64×64 and 64×32 tiles (one consumer warpgroup), taken after 128×32 for grids
 //     still under one wave: 512³ 0.019 ms on 128 blocks of 64×32 against 0.021 on 64 of 128×32, 512×1024×512 0.023
 //     against 0.030.
@@ -76,6 +88,7 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
       if (variant.tile.rows == rows) return true;
     return false;
   };
+  if (const KernelVariant* large = find(256, 128); large && largeTilesFill(m, n, multiprocessors)) return *large;
   int64_t rows = (m <= 64 || !hasRows(128)) && hasRows(64) ? 64 : 128, cols = n <= 64 ? 64 : 128;
   if (n > 128 && find(rows, 256))
     cols = 256;

@@ -184,13 +184,15 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encodeTiled() {
 }
 
 // A tensor map over a row-major rows×cols matrix (row pitch ld floats) whose boxes are boxRows×32 floats,
-// 128-byte swizzled. Reads past the edges fill zeros.
-inline CUtensorMap tileMap(const float* matrix, int64_t rows, int64_t cols, int64_t ld, int boxRows) {
+// 128-byte swizzled. Reads past the edges fill zeros. `type` TFLOAT32: the copies round each float to TF32 (to
+// nearest, as cvt.rna; bench/NOTES.md, issue 14, session 31).
+inline CUtensorMap tileMap(const float* matrix, int64_t rows, int64_t cols, int64_t ld, int boxRows,
+                           CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
   const cuuint32_t box[2] = {kTileWidth, static_cast<cuuint32_t>(boxRows)}, unit[2] = {1, 1};
-  const CUresult result = encodeTiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(matrix), dims, strides,
+  const CUresult result = encodeTiled()(&map, type, 2, const_cast<float*>(matrix), dims, strides,
                                         box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS)
