@@ -5,9 +5,10 @@ export type Backend = 'auto' | 'cuda' | 'cpu';
  * Which CUDA kernel runs. `'auto'` lets the planner choose per shape and device; `'muld'` is the classic 16×16
  * tiled kernel, `'blocktile'` the register-blocked 128×128 FFMA one, `'mma'` the tensor-core one (compute
  * capability 8.0+; 3xTF32 for fp32 accuracy), `'wgmma'` Hopper's warpgroup tensor-core one (compute capability
- * 9.0: H100, H200; 3xTF32 for fp32 accuracy too), which `'auto'` picks there for all but small and skinny products,
- * and `'wgmma-t'` the same tensor cores on the transposed product Cᵀ = Bᵀ·Aᵀ (compute capability 9.0), which reads B
- * as it is stored: for products with few rows and a large B (64×768×100000).
+ * 9.0: H100, H200; 3xTF32 for fp32 accuracy too), which `'auto'` picks there for all but small and skinny products
+ * in fp32 and mid-sized ones in tf32, and `'wgmma-t'` the same tensor cores on the transposed product Cᵀ = Bᵀ·Aᵀ
+ * (compute capability 9.0), which reads B as it is stored: for products with few rows and a large B (64×768×100000),
+ * and in tf32 for large products (4096³).
  */
 export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma' | 'wgmma' | 'wgmma-t';
 /**
