@@ -69,7 +69,7 @@ struct Config {
                                                 : (65536 - 128 * 40) / (128 * CONSUMERS) / 8 * 8;
   static constexpr int kTileBytesA = ROWS * kDepth * 4;
   static constexpr int kTileBytesB = kColsC * kDepth * 4;
-  // B's tile, then A's (for SPLIT rounded where the TMA put it, and its remainders).
+  // B's tile, then A's (for SPLIT split where the TMA put it: its big parts, then its remainders).
   static constexpr int kStageBytes = kTileBytesB + (SPLIT ? 2 : 1) * kTileBytesA;
   static constexpr int kStages = kStageBudget / kStageBytes < 8 ? kStageBudget / kStageBytes : 8;
   // Stages, then 3 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
@@ -108,11 +108,11 @@ __device__ __forceinline__ WorkTile workTile(int64_t t, int64_t M, int64_t N, in
   return {(firstRow + inGroup % rowsInGroup) * ROWS, inGroup / rowsInGroup * COLS, kBegin, depth};
 }
 
-// The converting warps' share of a stage: A's tile (BYTES, swizzled) rounded to TF32 where the TMA put it (and for
-// SPLIT each element's remainder, rounded, into `small`, at the same offsets), 16 bytes at a time. Elements are
-// rounded the way the TF32 kernels round B.
-template <bool SPLIT, int BYTES>
-__device__ __forceinline__ void roundTileOfA(uint8_t* tile, uint8_t* small, int thread, int threads) {
+// The converting warps' share of a stage in fp32: A's tile (BYTES, swizzled) split into its TF32 big parts, written
+// where the TMA put it, and their rounded remainders, into `small` at the same offsets, 16 bytes at a time. Elements
+// are rounded the way the TF32 kernels round B.
+template <int BYTES>
+__device__ __forceinline__ void splitTileOfA(uint8_t* tile, uint8_t* small, int thread, int threads) {
 #pragma unroll 4
   for (int offset = 16 * thread; offset < BYTES; offset += 16 * threads) {
     const float4 v = *reinterpret_cast<const float4*>(tile + offset);
@@ -124,7 +124,7 @@ __device__ __forceinline__ void roundTileOfA(uint8_t* tile, uint8_t* small, int 
       lo[q] = tf32Bits(x[q] - __uint_as_float(hi[q]));
     }
     *reinterpret_cast<uint4*>(tile + offset) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
-    if constexpr (SPLIT) *reinterpret_cast<uint4*>(small + offset) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+    *reinterpret_cast<uint4*>(small + offset) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
   }
 }
 
@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
             tmaLoad(tileB(stage) + box * kBoxBytes, &mapB, static_cast<int>(w.col + box * kTileWidth), k0, &full[stage]);
         } else {
           barrierWait(&arrived[stage], (use / kStages) & 1);
-          roundTileOfA<T::kSplit, T::kTileBytesA>(tileA(stage), tileASmall(stage), threadIdx.x - 32, kConverters);
+          splitTileOfA<T::kTileBytesA>(tileA(stage), tileASmall(stage), threadIdx.x - 32, kConverters);
           fenceSharedForAsync();
           barrierArrive(&full[stage]);
         }
