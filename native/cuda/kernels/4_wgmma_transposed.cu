@@ -363,8 +363,7 @@ void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStrea
     // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
     // tf32: the copies round A and B to TF32 (wgmma would truncate A); fp32 splits them from the floats.
     const CUtensorMapDataType mapType = T::kSplit ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
-    const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, T::kRows,
-                                     mapType);
+    const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, T::kRows, mapType);
     const CUtensorMap mapB = tileMap(o.b + begin * o.ldb, std::max<int64_t>(depth, 1), o.n, o.ldb, kDepth, mapType);
     const int64_t tiles = tilesPerSlice * slices;
     const int blocks = static_cast<int>(std::min<int64_t>(tiles, gridLimit));
