@@ -333,7 +333,8 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]).rfind("--only=", 0) == 0) only.push_back(argv[i] + 7);
   }
   auto chosen = [&](const std::string& name) {
-    return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& o) { return name.find(o) != std::string::npos; });
+    return only.empty() ||
+           std::any_of(only.begin(), only.end(), [&](const std::string& o) { return name.find(o) != std::string::npos; });
   };
   if (shapes.empty())
     shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4095, 4095, 4095}, {4096, 4096, 4096}, {8192, 8192, 8192},
@@ -354,7 +355,9 @@ int main(int argc, char** argv) {
   for (const auto& s : shapes) {
     Problem p = makeProblem(s[0], s[1], s[2]);
     auto cublas = [&](cublasComputeType_t compute) {
-      return [&handle, compute](const cuda_matmul::GemmOperands& o) { cublasProduct(handle, compute, o, CUBLAS_OP_N, o.b, o.ldb); };
+      return [&handle, compute](const cuda_matmul::GemmOperands& o) {
+        cublasProduct(handle, compute, o, CUBLAS_OP_N, o.b, o.ldb);
+      };
     };
     const Result sgemm = measure(p, cublas(CUBLAS_COMPUTE_32F));
     const Result tf32 = measure(p, cublas(CUBLAS_COMPUTE_32F_FAST_TF32));

@@ -192,8 +192,8 @@ inline CUtensorMap tileMap(const float* matrix, int64_t rows, int64_t cols, int6
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
   const cuuint32_t box[2] = {kTileWidth, static_cast<cuuint32_t>(boxRows)}, unit[2] = {1, 1};
-  const CUresult result = encodeTiled()(&map, type, 2, const_cast<float*>(matrix), dims, strides,
-                                        box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+  const CUresult result = encodeTiled()(&map, type, 2, const_cast<float*>(matrix), dims, strides, box, unit,
+                                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS)
     throw MatmulError(ErrorKind::Failure, "cuTensorMapEncodeTiled failed (error " + std::to_string(result) + ")");
