@@ -180,7 +180,7 @@ int main() {
     release(p);
   }
 
-  // 513×45×5505: wgmma-t's tf32 256×128 tiles (kernels/choose.h, largeTilesFill).
+  // 513×45×5505: wgmma-t's tf32 256×128 tiles (kernels/choose.h, largeTilesPay).
   for (const auto& [m, k, n] : {std::array<int64_t, 3>{67, 45, 71}, std::array<int64_t, 3>{513, 45, 5505}}) {
     std::printf("special values, %lld×%lld×%lld: elements whose class differs from float64's\n", static_cast<long long>(m),
                 static_cast<long long>(k), static_cast<long long>(n));

@@ -158,14 +158,15 @@ export const WGMMA_T_SHAPES: Case[] = [
 ];
 
 /**
- * Products with enough 256×128 tiles for more than half an H100's 132 SMs, for which 'auto' in tf32 (and wgmma-t
- * asked for) takes wgmma-t's 256×128 tile (kernels/choose.h, largeTilesFill): the first is one tile per SM; the second has 10 tile
- * rows (a group of 8 and one of 2, the order the tiles are walked in) and 150 tiles, so some blocks take two.
- * Every edge cut.
+ * Products with enough 256×128 tiles, or slices of K over them, for more than half an H100's 132 SMs, for which
+ * 'auto' in tf32 (and wgmma-t asked for) takes wgmma-t's 256×128 tile (kernels/choose.h, largeTilesPay): the first
+ * is one tile per SM; the second has 10 tile rows (a group of 8 and one of 2, the order the tiles are walked in) and
+ * 150 tiles, so some blocks take two; the third has 36 tiles and K (2049) split in two slices to fill the SMs. Every edge cut.
  */
 export const LARGE_TILE_SHAPES: Case[] = [
   { m: 513, k: 300, n: 5505 },
   { m: 2305, k: 77, n: 1793 },
+  { m: 513, k: 2049, n: 1409 },
 ];
 
 /** Products the plan splits into several row panels on an H100-sized GPU (kernels/choose.h, choosePanelRows). */

@@ -36,14 +36,38 @@ inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
 // a row of tiles, and k 256.
 inline bool wgmmaTransposedPaysFor(int64_t m, int64_t k, int64_t n) { return m <= 128 && n >= 2048 && k >= 256; }
 
-// Whether a product of at least 512 rows has enough 256×128 tiles (wgmma-t's in tf32) for more than half the SMs:
-// where wgmma would keep its 128×256 tile (chooseVariant), with as many blocks. wgmma-t then reads B as stored at
-// the tensor cores' full rate, where wgmma transposes B first (bench/NOTES.md, issue 14, session 31): 4096³
-// 0.350 ms against 0.411 (cuBLAS TF32 0.363), 8192³ 2.78 against 2.99 (cuBLAS 2.72), 2048³ (128 tiles) 0.052
-// against 0.069, 1536×2048×2048 (96) 0.048 against 0.065. With fewer tiles wgmma's narrower tiles fill more SMs:
-// 1024×8192×2048 (64 tiles) 0.159 on 256×128 against 0.171 on wgmma's 128×128 (a wash), which stays.
-inline bool largeTilesFill(int64_t m, int64_t n, int multiprocessors) {
-  return m >= 512 && 2 * ((m + 255) / 256) * ((n + 127) / 128) > multiprocessors;
+// A kernel whose block takes a whole SM (wgmma, wgmma-t) with a grid of at most half the SMs splits K so that its
+// slices fill them, each at least kMinFillDepth deep: 64×4096×4096 on wgmma-t has 32 blocks of 64×128, and 4 slices
+// of 1024 (bench/NOTES.md, step 4). Not shallower: at 512³ the float64 sum of the slices cost more than the
+// idle SMs (bench/NOTES.md, "Tried and dropped: splitting K for grids under half the SMs").
+constexpr int64_t kMinFillDepth = 1024;
+inline int64_t fillSlices(int64_t blocks, int64_t k, int multiprocessors) {
+  if (2 * blocks > multiprocessors) return 1;
+  return std::max<int64_t>(1, std::min(multiprocessors / blocks, k / kMinFillDepth));
+}
+inline int64_t chooseFillSlices(const KernelVariant& variant, int64_t m, int64_t k, int64_t n, int multiprocessors) {
+  if (!variant.wholeSm || m == 0 || n == 0) return 1;
+  const int64_t blocks = ((m + variant.tile.rows - 1) / variant.tile.rows) * ((n + variant.tile.cols - 1) / variant.tile.cols);
+  return fillSlices(blocks, k, multiprocessors);
+}
+
+// Whether wgmma-t's 256×128 tiles (tf32) pay for a product of at least 512 rows: where they are more than half the
+// SMs, wgmma would keep its 128×256 tile (chooseVariant) with as many blocks, and wgmma-t reads B as stored at the
+// tensor cores' full rate where wgmma transposes B first (bench/NOTES.md, issue 14, session 31): 4096³ 0.350 ms
+// against 0.411 (cuBLAS TF32 0.363), 8192³ 2.78 against 2.99 (cuBLAS 2.72), 2048³ (128 tiles) 0.052 against
+// 0.069, 1536×2048×2048 (96) 0.048 against 0.065. Fewer tiles fill the SMs only by splitting K (fillSlices), whose
+// slices are then summed: that pays where transposing B (k·n floats read and written) moves more than twice what
+// the sum does ((slices + 1)·m·n), that is k > (slices + 1)·m (session 32, cuBLAS TF32 in brackets):
+// 1024×8192×2048 0.136 against 0.172 (0.117), 512×8192×1024 0.058 against 0.099 (0.065), 768×16384×768 0.204
+// against 0.257 (0.111), 513×2049×1409 0.053 against 0.057 (0.056); where it does not, 2048×4096×1024 0.089
+// against 0.078, 1024×2048×2048 and 1024×4096×1024 about the same. One miss: 512×65536×256 (33 slices) 0.265
+// against 0.252 (0.120), not taken apart.
+inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) {
+  if (m < 512) return false;
+  const int64_t tiles = ((m + 255) / 256) * ((n + 127) / 128);
+  if (2 * tiles > multiprocessors) return true;
+  const int64_t slices = fillSlices(tiles, k, multiprocessors);
+  return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
 }
 
 // 'auto' takes the fastest kernel measured (bench/NOTES.md): where wgmma runs, wgmma-t for products with few rows
@@ -51,7 +75,7 @@ inline bool largeTilesFill(int64_t m, int64_t n, int multiprocessors) {
 // beats FFMA at every shape measured, at better than fp32 accuracy), else blocktile. Muld is never the fastest;
 // it stays selectable as the readable baseline.
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
-  const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesFill(m, n, device.multiprocessors);
+  const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(m, k, n, device.multiprocessors);
   if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && (wgmmaTransposedPaysFor(m, k, n) || largeTf32))
     return Kernel::WgmmaT;
   if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(precision, m, k, n))
@@ -72,11 +96,11 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
 //     takes as long as one wave of whole ones. wgmma has no 64-row tile; it shrinks its columns, to 32 in fp32;
 //   - wgmma-t has 64-row tiles, 192 columns wide (three consumer warpgroups) or, for grids under one wave,
 //     128 (16×4096×16384 fp32: 0.143 ms against 0.175); in tf32 also 256×128, where those fill the SMs
-//     (largeTilesFill);
+//     (largeTilesPay);
 //   - wgmma's fp32 mode also has 64×64 and 64×32 tiles (one consumer warpgroup), taken after 128×32 for grids
 //     still under one wave: 512³ 0.019 ms on 128 blocks of 64×32 against 0.021 on 64 of 128×32, 512×1024×512 0.023
 //     against 0.030.
-inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, int64_t n,
+inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, int64_t k, int64_t n,
                                           int multiprocessors) {
   auto find = [&](int64_t rows, int64_t cols) -> const KernelVariant* {
     for (const KernelVariant& variant : variants)
@@ -88,7 +112,7 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
       if (variant.tile.rows == rows) return true;
     return false;
   };
-  if (const KernelVariant* large = find(256, 128); large && largeTilesFill(m, n, multiprocessors)) return *large;
+  if (const KernelVariant* large = find(256, 128); large && largeTilesPay(m, k, n, multiprocessors)) return *large;
   int64_t rows = (m <= 64 || !hasRows(128)) && hasRows(64) ? 64 : 128, cols = n <= 64 ? 64 : 128;
   if (n > 128 && find(rows, 256))
     cols = 256;
@@ -155,18 +179,6 @@ inline KSplit chooseKSplit(int64_t maxDepth, int64_t rows, int64_t pitch, int64_
   return sliceK((k + maxDepth - 1) / maxDepth, rows, pitch, k);
 }
 
-// A kernel whose block takes a whole SM (wgmma, wgmma-t) with a grid of at most half the SMs splits K so that its
-// slices fill them, each at least kMinFillDepth deep: 64×4096×4096 on wgmma-t has 32 blocks of 64×128, and 4 slices
-// of 1024 (bench/NOTES.md, step 4). Not shallower: at 512³ the float64 sum of the slices cost more than the
-// idle SMs (bench/NOTES.md, "Tried and dropped: splitting K for grids under half the SMs").
-constexpr int64_t kMinFillDepth = 1024;
-inline int64_t chooseFillSlices(const KernelVariant& variant, int64_t m, int64_t k, int64_t n, int multiprocessors) {
-  if (!variant.wholeSm || m == 0 || n == 0) return 1;
-  const int64_t blocks = ((m + variant.tile.rows - 1) / variant.tile.rows) * ((n + variant.tile.cols - 1) / variant.tile.cols);
-  if (2 * blocks > multiprocessors) return 1;
-  return std::max<int64_t>(1, std::min(multiprocessors / blocks, k / kMinFillDepth));
-}
-
 // CUDA grids hold at most 65535 blocks in y; a panel never needs more.
 constexpr int64_t kMaxGridRows = 65535;
 
@@ -204,7 +216,7 @@ inline KernelPlan planKernel(Kernel requested, Precision precision, int64_t m, i
   KernelPlan plan;
   plan.precision = precision;
   plan.row = &kernelRow(requested != Kernel::Auto ? requested : autoKernel(precision, m, k, n, device));
-  plan.variant = &chooseVariant(plan.row->variants(precision), m, n, device.multiprocessors);
+  plan.variant = &chooseVariant(plan.row->variants(precision), m, k, n, device.multiprocessors);
   plan.panelRows = choosePanelRows(m, n, plan.variant->tile, device.multiprocessors);
   plan.fillSlices = chooseFillSlices(*plan.variant, m, k, n, device.multiprocessors);
   return plan;
