@@ -26,23 +26,42 @@ __global__ void sumSlices(const float* __restrict__ partials, int64_t pitch, int
 }
 
 // ORs the magnitude classes (helpers.cuh) of a rows×cols matrix (row pitch `pitch`) into *classes. Rows in a
-// grid-stride loop (grids hold 65535 rows); one atomic per warp that found anything.
+// grid-stride loop, four loads in flight per thread; one atomic per warp that found anything.
 __global__ void classifyMagnitudes(const float* __restrict__ x, int64_t pitch, int64_t rows, int64_t cols,
                                    uint32_t* classes) {
   uint32_t seen = 0;
   const int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (col < cols)
-    for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) seen |= magnitudeClass(x[row * pitch + col]);
+  if (col < cols) {
+    const int64_t step = gridDim.y;
+    int64_t row = blockIdx.y;
+    for (; row + 3 * step < rows; row += 4 * step) {
+      const float* const p = x + row * pitch + col;
+      const float v0 = p[0], v1 = p[step * pitch], v2 = p[2 * step * pitch], v3 = p[3 * step * pitch];
+      seen |= magnitudeClass(v0) | magnitudeClass(v1) | magnitudeClass(v2) | magnitudeClass(v3);
+    }
+    for (; row < rows; row += step) seen |= magnitudeClass(x[row * pitch + col]);
+  }
   orWarpClasses(seen, classes);
+}
+
+// The grid of the element-wise passes over a rows×cols matrix (classes, the sum of K's slices): a thread per
+// column, rows in a grid-stride loop, about 2048 blocks whatever the shape. With a block per row (one or two loads
+// per thread) they read 1.0–1.5 TB/s on an H100; so, A's classes at 768×16384 take 20 µs instead of 46, at
+// 1024×8192 15 instead of 31, and 2 slices of 1024×2048 are summed in 13.9 µs instead of 15.1 (ncu; bench/NOTES.md,
+// issue 14, session 32).
+constexpr int kElementwiseThreads = 256;
+dim3 elementwiseGrid(int64_t rows, int64_t cols) {
+  constexpr int64_t kBlocks = 2048;
+  const int64_t columnBlocks = (cols + kElementwiseThreads - 1) / kElementwiseThreads;
+  const int64_t rowBlocks = std::clamp<int64_t>(kBlocks / columnBlocks, 1, std::min<int64_t>(rows, 65535));
+  return dim3(static_cast<unsigned>(columnBlocks), static_cast<unsigned>(rowBlocks));
 }
 
 }  // namespace
 
 void launchClassify(const float* x, int64_t pitch, int64_t rows, int64_t cols, uint32_t* classes, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
-  constexpr int kThreads = 256;
-  const dim3 grid(static_cast<unsigned>((cols + kThreads - 1) / kThreads), static_cast<unsigned>(std::min<int64_t>(rows, 1024)));
-  classifyMagnitudes<<<grid, kThreads, 0, stream>>>(x, pitch, rows, cols, classes);
+  classifyMagnitudes<<<elementwiseGrid(rows, cols), kElementwiseThreads, 0, stream>>>(x, pitch, rows, cols, classes);
   checkCuda(cudaGetLastError(), "magnitude classes");
 }
 
@@ -86,9 +105,8 @@ void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
   kernel_.launch(o, plan_.precision, stream);
   checkCuda(cudaGetLastError(), kernel_.name);
   if (o.m == 0 || o.n == 0) return;
-  constexpr int kThreads = 256;
-  const dim3 grid(static_cast<unsigned>((o.n + kThreads - 1) / kThreads), static_cast<unsigned>(std::min<int64_t>(o.m, 65535)));
-  sumSlices<<<grid, kThreads, 0, stream>>>(o.c, pitch_, o.sliceStride, o.slices, c, ldc, o.m, o.n);
+  sumSlices<<<elementwiseGrid(o.m, o.n), kElementwiseThreads, 0, stream>>>(o.c, pitch_, o.sliceStride, o.slices, c, ldc,
+                                                                           o.m, o.n);
   checkCuda(cudaGetLastError(), "sum of K slices");
 }
 
