@@ -61,7 +61,7 @@ inline int64_t chooseFillSlices(const KernelVariant& variant, int64_t m, int64_t
 // 1024×8192×2048 0.136 against 0.172 (0.117), 512×8192×1024 0.058 against 0.099 (0.065), 768×16384×768 0.204
 // against 0.257 (0.111), 513×2049×1409 0.053 against 0.057 (0.056); where it does not, 2048×4096×1024 0.089
 // against 0.078, 1024×2048×2048 and 1024×4096×1024 about the same. One miss: 512×65536×256 (33 slices) 0.265
-// against 0.252 (0.120), not taken apart.
+// against 0.252 (0.120), not taken apart. (All before the faster element-wise passes, launch.cu, which both run.)
 inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) {
   if (m < 512) return false;
   const int64_t tiles = ((m + 255) / 256) * ((n + 127) / 128);
