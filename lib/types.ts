@@ -8,7 +8,7 @@ export type Backend = 'auto' | 'cuda' | 'cpu';
  * 9.0: H100, H200; 3xTF32 for fp32 accuracy too), which `'auto'` picks there for all but small and skinny products
  * in fp32 and mid-sized ones in tf32, and `'wgmma-t'` the same tensor cores on the transposed product Cᵀ = Bᵀ·Aᵀ
  * (compute capability 9.0), which reads B as it is stored: for products with few rows and a large B (64×768×100000),
- * and in tf32 for large products (4096³).
+ * and in tf32 for large products (4096³) and for those with a long K (1024×8192×2048).
  */
 export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma' | 'wgmma' | 'wgmma-t';
 /**

@@ -41,14 +41,17 @@ inline bool wgmmaTransposedPaysFor(int64_t m, int64_t k, int64_t n) { return m <
 // of 1024 (bench/NOTES.md, step 4). Not shallower: at 512³ the float64 sum of the slices cost more than the
 // idle SMs (bench/NOTES.md, "Tried and dropped: splitting K for grids under half the SMs").
 constexpr int64_t kMinFillDepth = 1024;
+// Tiles of rows×cols that cover an m×n C.
+inline int64_t tilesOf(int64_t m, int64_t n, int64_t rows, int64_t cols) {
+  return ((m + rows - 1) / rows) * ((n + cols - 1) / cols);
+}
 inline int64_t fillSlices(int64_t blocks, int64_t k, int multiprocessors) {
   if (2 * blocks > multiprocessors) return 1;
   return std::max<int64_t>(1, std::min(multiprocessors / blocks, k / kMinFillDepth));
 }
 inline int64_t chooseFillSlices(const KernelVariant& variant, int64_t m, int64_t k, int64_t n, int multiprocessors) {
   if (!variant.wholeSm || m == 0 || n == 0) return 1;
-  const int64_t blocks = ((m + variant.tile.rows - 1) / variant.tile.rows) * ((n + variant.tile.cols - 1) / variant.tile.cols);
-  return fillSlices(blocks, k, multiprocessors);
+  return fillSlices(tilesOf(m, n, variant.tile.rows, variant.tile.cols), k, multiprocessors);
 }
 
 // Whether wgmma-t's 256×128 tiles (tf32) pay for a product of at least 512 rows: where they are more than half the
@@ -64,7 +67,7 @@ inline int64_t chooseFillSlices(const KernelVariant& variant, int64_t m, int64_t
 // against 0.252 (0.120), not taken apart. (All before the faster element-wise passes, launch.cu, which both run.)
 inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) {
   if (m < 512) return false;
-  const int64_t tiles = ((m + 255) / 256) * ((n + 127) / 128);
+  const int64_t tiles = tilesOf(m, n, 256, 128);
   if (2 * tiles > multiprocessors) return true;
   const int64_t slices = fillSlices(tiles, k, multiprocessors);
   return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
@@ -95,8 +98,8 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
 //     SM (wgmma) shrinks only while the smaller tile's grid still fits one wave: a second wave of half-size blocks
 //     takes as long as one wave of whole ones. wgmma has no 64-row tile; it shrinks its columns, to 32 in fp32;
 //   - wgmma-t has 64-row tiles, 192 columns wide (three consumer warpgroups) or, for grids under one wave,
-//     128 (16×4096×16384 fp32: 0.143 ms against 0.175); in tf32 also 256×128, where those fill the SMs
-//     (largeTilesPay);
+//     128 (16×4096×16384 fp32: 0.143 ms against 0.175); in tf32 also 256×128, where those fill the SMs, alone
+//     or over slices of K (largeTilesPay);
 //   - wgmma's fp32 mode also has 64×64 and 64×32 tiles (one consumer warpgroup), taken after 128×32 for grids
 //     still under one wave: 512³ 0.019 ms on 128 blocks of 64×32 against 0.021 on 64 of 128×32, 512×1024×512 0.023
 //     against 0.030.
@@ -118,7 +121,7 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
     cols = 256;
   else if (n > 128 && find(rows, 192))
     cols = 192;
-  auto blocks = [&](int64_t width) { return ((m + rows - 1) / rows) * ((n + width - 1) / width); };
+  auto blocks = [&](int64_t width) { return tilesOf(m, n, rows, width); };
   // The next narrower tile: half as wide, or 128 after wgmma-t's 192.
   auto narrower = [&] { return cols == 192 ? 128 : cols / 2; };
   while (cols > 32 && !find(rows, cols)) cols = narrower();  // wgmma's fp32 64-row tiles are 64 wide at most

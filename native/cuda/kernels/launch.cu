@@ -9,7 +9,7 @@ namespace cuda_matmul {
 namespace {
 
 // c = the sum of `slices` partial results (each rows×cols, row pitch `pitch`, sliceStride floats apart), added
-// in float64 and rounded once. One thread per element, rows in a grid-stride loop (grids hold 65535 rows).
+// in float64 and rounded once. A thread per column, rows in a grid-stride loop (elementwiseGrid).
 __global__ void sumSlices(const float* __restrict__ partials, int64_t pitch, int64_t sliceStride, int slices,
                           float* __restrict__ c, int64_t ldc, int64_t rows, int64_t cols) {
   const int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
