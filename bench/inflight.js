@@ -93,11 +93,19 @@ const SHAPES = [
   { m: 100000, k: 768, n: 64, precisions: PRECISIONS },
 ];
 
-// `node bench/inflight.js [MxKxN ...]`: those of SHAPES alone.
+// The shapes asked for (MxKxN), in both precisions where SHAPES does not name them; none asked: SHAPES.
+function shapesAsked(args) {
+  const asked = args.filter((arg) => /^\d+x\d+x\d+$/.test(arg)).map((arg) => {
+    const [m, k, n] = arg.split('x').map(Number);
+    return SHAPES.find((s) => s.m === m && s.k === k && s.n === n) ?? { m, k, n, precisions: PRECISIONS };
+  });
+  return asked.length > 0 ? asked : SHAPES;
+}
+
+// `node bench/inflight.js [MxKxN ...]`
 async function main() {
   const rows = [];
-  const asked = process.argv.slice(2).filter((arg) => /^\d+x\d+x\d+$/.test(arg));
-  for (const { precisions, ...shape } of SHAPES.filter((s) => asked.length === 0 || asked.includes(`${s.m}x${s.k}x${s.n}`))) {
+  for (const { precisions, ...shape } of shapesAsked(process.argv.slice(2))) {
     for (const precision of precisions) rows.push({ shape: `${shape.m}×${shape.k}×${shape.n}`, precision, ...(await inFlightAgainstAlone(shape, precision)) });
   }
   console.log(`\nsummary: Matrix products ${IN_FLIGHT} in flight against the kernel alone (${(ROUNDS + 1) * IN_FLIGHT} back to back), 3 alternating pairs after ${REST_MS / 1000} s rests, medians`);

@@ -243,13 +243,14 @@ cuda_matmul::KernelPlan planOf(cuda_matmul::Kernel kernel, cuda_matmul::Precisio
   return cuda_matmul::planKernel(kernel, precision, p.m, p.k, p.n, {props.major, props.minor, props.multiProcessorCount});
 }
 
-// A plan that runs one given variant of a kernel (--tune).
+// A plan that runs one given variant of a kernel (--tune), K split as planKernel would split it for that variant.
 cuda_matmul::KernelPlan variantPlan(cuda_matmul::Kernel kernel, const cuda_matmul::KernelVariant& variant,
-                                    cuda_matmul::Precision precision) {
+                                    cuda_matmul::Precision precision, const Problem& p, const cudaDeviceProp& props) {
   cuda_matmul::KernelPlan plan;
   plan.row = &cuda_matmul::kernelRow(kernel);
   plan.variant = &variant;
   plan.precision = precision;
+  plan.fillSlices = cuda_matmul::chooseFillSlices(variant, p.m, p.k, p.n, props.multiProcessorCount);
   return plan;
 }
 
@@ -278,9 +279,9 @@ std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props,
     for (const Kernel kernel : {Kernel::Mma, Kernel::Wgmma, Kernel::WgmmaT}) {
       if (!runsOn(kernelRow(kernel), props.major, props.minor)) continue;
       for (const auto& variant : kernelRow(kernel).variants(Precision::Fp32))
-        list.push_back({variant.name, false, product(variantPlan(kernel, variant, Precision::Fp32), p.bt)});
+        list.push_back({variant.name, false, product(variantPlan(kernel, variant, Precision::Fp32, p, props), p.bt)});
       for (const auto& variant : kernelRow(kernel).variants(Precision::Tf32))
-        list.push_back({std::string(variant.name) + " tf32", true, product(variantPlan(kernel, variant, Precision::Tf32), p.bt)});
+        list.push_back({std::string(variant.name) + " tf32", true, product(variantPlan(kernel, variant, Precision::Tf32, p, props), p.bt)});
     }
     constexpr Precision fp32 = Precision::Fp32, tf32 = Precision::Tf32;
     list.push_back({"t 128x128 w64x32 k16s4", false, variant<MmaConfig<128, 128, 16, 2, 4, 4>, fp32>()});

@@ -139,12 +139,15 @@ export const WGMMA_ROW64_SHAPES: Case[] = [
 export const WGMMA_AUTO_SHAPE: Case = { m: 1100, k: 257, n: 1030 };
 
 /**
- * Products whose grid on wgmma-t (the first) and wgmma (the second; 'auto' takes it in both precisions) is under
- * half an H100's SMs, with K deep enough that the plan splits it to fill them (kernels/choose.h, chooseFillSlices).
+ * Products whose grid on wgmma-t (the first and third) and wgmma (the second; 'auto' takes it in both precisions) is
+ * under half an H100's SMs, with K deep enough that the plan splits it to fill them (kernels/choose.h,
+ * chooseFillSlices). The third's K is past the kernels' slice depth (8192) too: 7 slices on wgmma-t, not the 2 long
+ * K needs.
  */
 export const K_FILL_SHAPES: Case[] = [
   { m: 40, k: 2500, n: 3001 },
   { m: 300, k: 3000, n: 300 },
+  { m: 3, k: 8193, n: 2049 },
 ];
 
 /**
@@ -161,12 +164,14 @@ export const WGMMA_T_SHAPES: Case[] = [
  * Products with enough 256×128 tiles, or slices of K over them, for more than half an H100's 132 SMs, for which
  * 'auto' in tf32 (and wgmma-t asked for) takes wgmma-t's 256×128 tile (kernels/choose.h, largeTilesPay): the first
  * is one tile per SM; the second has 10 tile rows (a group of 8 and one of 2, the order the tiles are walked in) and
- * 150 tiles, so some blocks take two; the third has 36 tiles and K (2049) split in two slices to fill the SMs. Every edge cut.
+ * 150 tiles, so some blocks take two; the third has 36 tiles and K (2049) split in two slices to fill the SMs; the
+ * fourth has under 512 rows (4 tiles) and K past the slice depth (8192), split in 17 slices. Every edge cut.
  */
 export const LARGE_TILE_SHAPES: Case[] = [
   { m: 513, k: 300, n: 5505 },
   { m: 2305, k: 77, n: 1793 },
   { m: 513, k: 2049, n: 1409 },
+  { m: 257, k: 17500, n: 129 },
 ];
 
 /** Products the plan splits into several row panels on an H100-sized GPU (kernels/choose.h, choosePanelRows). */
@@ -174,6 +179,9 @@ export const PANEL_SHAPES: Case[] = [
   { m: 5000, k: 33, n: 2000 },
   { m: 9001, k: 7, n: 1003 },
 ];
+
+/** Every shape the wgmma-t suites (gpu-wgmma-t.test.ts, gpu-wgmma-t-tf32.test.ts) run, in either precision. */
+export const WGMMA_T_TEST_SHAPES: Case[] = [...SMALL_SHAPES, ...LARGE_SHAPES, ...PANEL_SHAPES, ...WGMMA_T_SHAPES, ...K_FILL_SHAPES, ...LARGE_TILE_SHAPES];
 
 export const EMPTY_SHAPES: Case[] = [
   { m: 0, k: 5, n: 7 },

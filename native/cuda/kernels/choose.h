@@ -54,7 +54,7 @@ inline int64_t chooseFillSlices(const KernelVariant& variant, int64_t m, int64_t
   return fillSlices(tilesOf(m, n, variant.tile.rows, variant.tile.cols), k, multiprocessors);
 }
 
-// Whether wgmma-t's 256×128 tiles (tf32) pay for a product of at least 512 rows: where they are more than half the
+// Whether wgmma-t's 256×128 tiles (tf32) pay: for a product of at least 512 rows where they are more than half the
 // SMs, wgmma would keep its 128×256 tile (chooseVariant) with as many blocks, and wgmma-t reads B as stored at the
 // tensor cores' full rate where wgmma transposes B first (bench/NOTES.md, issue 14, session 31): 4096³ 0.350 ms
 // against 0.411 (cuBLAS TF32 0.363), 8192³ 2.78 against 2.99 (cuBLAS 2.72), 2048³ (128 tiles) 0.052 against
@@ -63,12 +63,16 @@ inline int64_t chooseFillSlices(const KernelVariant& variant, int64_t m, int64_t
 // the sum does ((slices + 1)·m·n), that is k > (slices + 1)·m (session 32, cuBLAS TF32 in brackets):
 // 1024×8192×2048 0.136 against 0.172 (0.117), 512×8192×1024 0.058 against 0.099 (0.065), 768×16384×768 0.204
 // against 0.257 (0.111), 513×2049×1409 0.053 against 0.057 (0.056); where it does not, 2048×4096×1024 0.089
-// against 0.078, 1024×2048×2048 and 1024×4096×1024 about the same. One miss: 512×65536×256 (33 slices) 0.265
-// against 0.252 (0.120), not taken apart. (All before the faster element-wise passes, launch.cu, which both run.)
+// against 0.078, 1024×2048×2048 and 1024×4096×1024 about the same. (All before the faster element-wise passes,
+// launch.cu, which both run.) 768×16384×768 and 512×65536×256 then ran 2 and 8 slices, long K's, not the 7 and 33
+// that fill the SMs; with those (chooseKSplit, session 33) 0.088 and 0.138 ms (cuBLAS 0.111–0.116, 0.116–0.123).
+// The split tiles pay from 256 rows (session 33, each kernel K split as its plan splits it; 'auto' was wgmma):
+// 256×32768×512 0.070 ms against 0.123 (cuBLAS 0.074), 384×20000×640 0.066 against 0.119 (0.077), 256×16384×2048
+// 0.082 against 0.207 (0.101).
 inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) {
-  if (m < 512) return false;
+  if (m < 256) return false;
   const int64_t tiles = tilesOf(m, n, 256, 128);
-  if (2 * tiles > multiprocessors) return true;
+  if (2 * tiles > multiprocessors) return m >= 512;
   const int64_t slices = fillSlices(tiles, k, multiprocessors);
   return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
 }
@@ -177,9 +181,13 @@ inline KSplit sliceK(int64_t wanted, int64_t rows, int64_t pitch, int64_t k) {
   const int64_t depth = ((k + slices - 1) / slices + kSliceAlignment - 1) / kSliceAlignment * kSliceAlignment;
   return {static_cast<int>((k + depth - 1) / depth), depth};
 }
-inline KSplit chooseKSplit(int64_t maxDepth, int64_t rows, int64_t pitch, int64_t k) {
-  if (k <= maxDepth) return {};
-  return sliceK((k + maxDepth - 1) / maxDepth, rows, pitch, k);
+// The split that serves both reasons to split: slices no deeper than `maxDepth` (accuracy), and at least
+// `fillSlices` of them (chooseFillSlices: tiles that leave SMs idle). Long K alone used to decide where it applied:
+// 768×16384×768 on wgmma-t's 256×128 tiles ran 2 slices of 8192 on 36 of 132 SMs (bench/NOTES.md, issue 14,
+// session 33).
+inline KSplit chooseKSplit(int64_t maxDepth, int64_t fillSlices, int64_t rows, int64_t pitch, int64_t k) {
+  const int64_t forAccuracy = k > maxDepth ? (k + maxDepth - 1) / maxDepth : 1;
+  return sliceK(std::max(forAccuracy, fillSlices), rows, pitch, k);
 }
 
 // CUDA grids hold at most 65535 blocks in y; a panel never needs more.
@@ -206,10 +214,9 @@ struct KernelPlan {
   int64_t panelRows = 0;
   int64_t fillSlices = 1;  // chooseFillSlices
 
-  // Long K's slices (for accuracy), else those that fill the SMs.
+  // K's slices for accuracy and to fill the SMs (chooseKSplit).
   KSplit splitFor(int64_t rows, int64_t pitch, int64_t k) const {
-    const KSplit longK = chooseKSplit(sliceDepth(*row, precision), rows, pitch, k);
-    return longK.slices > 1 || fillSlices < 2 ? longK : sliceK(fillSlices, rows, pitch, k);
+    return chooseKSplit(sliceDepth(*row, precision), fillSlices, rows, pitch, k);
   }
 };
 

@@ -1,0 +1,38 @@
+// How the plan splits K (native/cuda/kernels/choose.h, KernelPlan::splitFor) needs no GPU: this builds
+// test/native/plan_splits.cpp with g++ against the CUDA headers and checks every split it prints over 5 000 shapes
+// (slices that cover K, no deeper than the kernel's slice depth, at least as many as fill the SMs).
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const root = path.join(__dirname, '..');
+
+/** The CUDA toolkit's headers: under CUDA_PATH, or beside the nvcc on PATH; null where neither has them. */
+function cudaIncludeDir(): string | null {
+  const nvcc = spawnSync('sh', ['-c', 'command -v nvcc'], { encoding: 'utf8' }).stdout.trim();
+  const candidates = [process.env.CUDA_PATH, nvcc && path.dirname(path.dirname(fs.realpathSync(nvcc))), '/usr/local/cuda'];
+  for (const dir of candidates)
+    if (dir && fs.existsSync(path.join(dir, 'include', 'cuda_runtime.h'))) return path.join(dir, 'include');
+  return null;
+}
+const cudaInclude = cudaIncludeDir();
+const gxx = spawnSync('g++', ['--version']).status === 0;
+const missing = [gxx ? '' : 'g++', cudaInclude ? '' : 'CUDA headers (cuda_runtime.h)'].filter(Boolean).join(', ');
+
+(missing ? describe.skip : describe)(`the plan's split of K${missing ? ` — SKIPPED, no ${missing}` : ''}`, () => {
+  test('slices cover K, keep to the slice depth and fill the SMs', () => {
+    const binary = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'plan-splits-')), 'plan_splits');
+    const build = spawnSync('g++', ['-std=c++20', '-O1', '-Wall', '-Wextra', '-I', 'native', '-I', cudaInclude!, 'test/native/plan_splits.cpp', '-o', binary], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(build.stderr).toBe('');
+    expect(build.status).toBe(0);
+    const run = spawnSync(binary, [], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.stdout).toMatch(/^shapes: \d{4,}$/m);
+    expect(run.stdout.split('\n').filter((line) => line && !/^(shapes|wrong):/.test(line))).toEqual([]);
+    expect(run.stdout).toMatch(/^wrong: 0$/m);
+    expect(run.status).toBe(0);
+  });
+});
