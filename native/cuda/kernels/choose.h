@@ -181,13 +181,12 @@ inline KSplit sliceK(int64_t wanted, int64_t rows, int64_t pitch, int64_t k) {
   const int64_t depth = ((k + slices - 1) / slices + kSliceAlignment - 1) / kSliceAlignment * kSliceAlignment;
   return {static_cast<int>((k + depth - 1) / depth), depth};
 }
-// The split that serves both reasons to split: slices no deeper than `maxDepth` (accuracy), and at least
-// `fillSlices` of them (chooseFillSlices: tiles that leave SMs idle). Long K alone used to decide where it applied:
-// 768×16384×768 on wgmma-t's 256×128 tiles ran 2 slices of 8192 on 36 of 132 SMs (bench/NOTES.md, issue 14,
-// session 33).
-inline KSplit chooseKSplit(int64_t maxDepth, int64_t fillSlices, int64_t rows, int64_t pitch, int64_t k) {
+// The split that serves both reasons to split: slices no deeper than `maxDepth` (accuracy), and at least `toFill`
+// of them (chooseFillSlices: tiles that leave SMs idle). Accuracy's slices alone leave them idle: 768×16384×768 on
+// wgmma-t's 256×128 tiles in 2 slices of 8192 ran on 36 of 132 SMs (bench/NOTES.md, issue 14, session 33).
+inline KSplit chooseKSplit(int64_t maxDepth, int64_t toFill, int64_t rows, int64_t pitch, int64_t k) {
   const int64_t forAccuracy = k > maxDepth ? (k + maxDepth - 1) / maxDepth : 1;
-  return sliceK(std::max(forAccuracy, fillSlices), rows, pitch, k);
+  return sliceK(std::max(forAccuracy, toFill), rows, pitch, k);
 }
 
 // CUDA grids hold at most 65535 blocks in y; a panel never needs more.
