@@ -243,15 +243,11 @@ cuda_matmul::KernelPlan planOf(cuda_matmul::Kernel kernel, cuda_matmul::Precisio
   return cuda_matmul::planKernel(kernel, precision, p.m, p.k, p.n, {props.major, props.minor, props.multiProcessorCount});
 }
 
-// A plan that runs one given variant of a kernel (--tune), K split as planKernel would split it for that variant.
+// A plan that runs one given variant of a kernel (--tune), K split as the product would split it on that variant.
 cuda_matmul::KernelPlan variantPlan(cuda_matmul::Kernel kernel, const cuda_matmul::KernelVariant& variant,
                                     cuda_matmul::Precision precision, const Problem& p, const cudaDeviceProp& props) {
-  cuda_matmul::KernelPlan plan;
-  plan.row = &cuda_matmul::kernelRow(kernel);
-  plan.variant = &variant;
-  plan.precision = precision;
-  plan.fillSlices = cuda_matmul::chooseFillSlices(variant, p.m, p.k, p.n, props.multiProcessorCount);
-  return plan;
+  return cuda_matmul::planVariant(cuda_matmul::kernelRow(kernel), variant, precision, p.m, p.k, p.n,
+                                  {props.major, props.minor, props.multiProcessorCount});
 }
 
 std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props, bool tune) {

@@ -219,16 +219,24 @@ struct KernelPlan {
   }
 };
 
+// The plan for an m×k×n product on one variant of a kernel (bench/kernels.cu's --tune times each so).
+inline KernelPlan planVariant(const KernelRow& row, const KernelVariant& variant, Precision precision, int64_t m,
+                              int64_t k, int64_t n, const DeviceCaps& device) {
+  KernelPlan plan;
+  plan.precision = precision;
+  plan.row = &row;
+  plan.variant = &variant;
+  plan.panelRows = choosePanelRows(m, n, variant.tile, device.multiprocessors);
+  plan.fillSlices = chooseFillSlices(variant, m, k, n, device.multiprocessors);
+  return plan;
+}
+
 // The plan for op(A)·op(B) of m×k×n: `requested` (already checked against the device) or 'auto''s choice.
 inline KernelPlan planKernel(Kernel requested, Precision precision, int64_t m, int64_t k, int64_t n,
                              const DeviceCaps& device) {
-  KernelPlan plan;
-  plan.precision = precision;
-  plan.row = &kernelRow(requested != Kernel::Auto ? requested : autoKernel(precision, m, k, n, device));
-  plan.variant = &chooseVariant(plan.row->variants(precision), m, k, n, device.multiprocessors);
-  plan.panelRows = choosePanelRows(m, n, plan.variant->tile, device.multiprocessors);
-  plan.fillSlices = chooseFillSlices(*plan.variant, m, k, n, device.multiprocessors);
-  return plan;
+  const KernelRow& row = kernelRow(requested != Kernel::Auto ? requested : autoKernel(precision, m, k, n, device));
+  return planVariant(row, chooseVariant(row.variants(precision), m, k, n, device.multiprocessors), precision, m, k, n,
+                     device);
 }
 
 }  // namespace cuda_matmul
