@@ -76,7 +76,18 @@ int main() {
   if (wide.slices != 7) report("768x16384x768 on 256x128 tiles wants 7 slices", Kernel::WgmmaT, Precision::Tf32, 768, 16384, 768, wide);
   const KSplit tall = planOn(Kernel::WgmmaT, Precision::Tf32, large, 512, 65536, 256).splitFor(512, 256, 65536);
   if (tall.slices != 33) report("512x65536x256 on 256x128 tiles wants 33 slices", Kernel::WgmmaT, Precision::Tf32, 512, 65536, 256, tall);
-  int shapes = 2;
+  // Products with nothing to multiply can reach the plan (a Matrix of 0 columns is a valid operand): planning them
+  // must not divide by their zero tiles (it did: SIGFPE, the process gone, for tf32 from 256 rows with n = 0).
+  for (Kernel kernel : {Kernel::Auto, Kernel::Mma, Kernel::Wgmma, Kernel::WgmmaT})
+    for (Precision precision : {Precision::Fp32, Precision::Tf32})
+      for (int64_t m : {0, 1, 256, 512, 4096})
+        for (int64_t n : {0, 1, 4096})
+          for (int64_t k : {0, 1, 256, 2048, 5000}) {
+            const KernelPlan plan = planKernel(kernel, precision, m, k, n, {9, 0, kSms});
+            if ((m == 0 || n == 0) && plan.fillSlices != 1)
+              report("an empty product with fill slices", kernel, precision, m, k, n, plan.splitFor(m, paddedPitch(n), k));
+          }
+  int shapes = 2 + 4 * 2 * 5 * 3 * 5;
   for (Kernel kernel : {Kernel::BlockTile, Kernel::Mma, Kernel::Wgmma, Kernel::WgmmaT})
     for (Precision precision : {Precision::Fp32, Precision::Tf32})
       for (const KernelVariant* variant : {&large, &small, &partial})

@@ -45,12 +45,13 @@ constexpr int64_t kMinFillDepth = 1024;
 inline int64_t tilesOf(int64_t m, int64_t n, int64_t rows, int64_t cols) {
   return ((m + rows - 1) / rows) * ((n + cols - 1) / cols);
 }
+// Slices of K that fill the SMs with `blocks` blocks each; 1 for none (an empty product) or more than half the SMs.
 inline int64_t fillSlices(int64_t blocks, int64_t k, int multiprocessors) {
-  if (2 * blocks > multiprocessors) return 1;
+  if (blocks == 0 || 2 * blocks > multiprocessors) return 1;
   return std::max<int64_t>(1, std::min(multiprocessors / blocks, k / kMinFillDepth));
 }
 inline int64_t chooseFillSlices(const KernelVariant& variant, int64_t m, int64_t k, int64_t n, int multiprocessors) {
-  if (!variant.wholeSm || m == 0 || n == 0) return 1;
+  if (!variant.wholeSm) return 1;
   return fillSlices(tilesOf(m, n, variant.tile.rows, variant.tile.cols), k, multiprocessors);
 }
 
