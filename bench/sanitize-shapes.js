@@ -11,9 +11,10 @@ const { random, relativeError } = require('./inputs');
 // 128×128 (the small shapes take its 128×64 and fp32's 64-row tiles, the large ones the widest); [509, 301, 511]
 // fp32's 64×32 on a full wave, [33, 9, 25601] also its 64×64; [3, 70001, 5] splits K for every kernel
 // (native/cuda/kernels/choose.h); [61, 300, 2053] and [61, 300, 30011] have wgmma-t's 64×128 and 64×192 tiles cut
-// at every edge; [40, 2500, 3001] splits K to fill the SMs (chooseFillSlices); [97, 61, 131] takes the inline
-// route's 64×128 tile, read over the bus (chooseBusVariant).
-const SHAPES = [[1, 1, 1], [97, 131, 61], [97, 61, 131], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601], [1100, 20, 1000], [509, 301, 511], [3, 70001, 5], [61, 300, 2053], [61, 300, 30011], [40, 2500, 3001], [513, 2049, 1409], [513, 8193, 257]];
+// at every edge; [40, 2500, 3001] splits K to fill the SMs (chooseFillSlices), [1, 2049, 77] and [37, 2500, 64] in
+// slices from 256 deep, the last one short; [97, 61, 131] takes the inline route's 64×128 tile, read over the bus
+// (chooseBusVariant).
+const SHAPES = [[1, 1, 1], [97, 131, 61], [97, 61, 131], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601], [1100, 20, 1000], [509, 301, 511], [3, 70001, 5], [61, 300, 2053], [61, 300, 30011], [40, 2500, 3001], [1, 2049, 77], [37, 2500, 64], [513, 2049, 1409], [513, 8193, 257]];
 const hopper = info().devices[0]?.computeCapability === '9.0';
 // SANITIZE_KERNELS=wgmma,wgmma-t keeps only those kernels' runs (racecheck runs every kernel in about 70 s no more).
 const only = process.env.SANITIZE_KERNELS?.split(',');

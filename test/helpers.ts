@@ -174,6 +174,20 @@ export const LARGE_TILE_SHAPES: Case[] = [
   { m: 257, k: 17500, n: 129 },
 ];
 
+/**
+ * Products under 256 rows, for which 'auto' takes wgmma-t (tf32; fp32 where B has 1024 columns or more) or wgmma
+ * (fp32, 64-row tiles) on an H100/H200, K split in slices from 256 deep to fill the SMs (kernels/choose.h,
+ * wgmmaTransposedPaysFor, fillSlices): 100×3000×500 in 11 slices of 288 (tf32) and 4 of 768 (fp32); 1×2049×77 in 8,
+ * the last 33 deep; 200×1100×1500 unsplit in tf32 (K under 2048) and in 2 in fp32; 37×2500×64, 64 columns on
+ * wgmma-t's narrowest tile (64×128), 9 slices. Every edge cut.
+ */
+export const FEW_ROW_SHAPES: Case[] = [
+  { m: 100, k: 3000, n: 500 },
+  { m: 1, k: 2049, n: 77 },
+  { m: 200, k: 1100, n: 1500 },
+  { m: 37, k: 2500, n: 64 },
+];
+
 /** Products the plan splits into several row panels on an H100-sized GPU (kernels/choose.h, choosePanelRows). */
 export const PANEL_SHAPES: Case[] = [
   { m: 5000, k: 33, n: 2000 },
@@ -183,11 +197,17 @@ export const PANEL_SHAPES: Case[] = [
 /** Every shape the wgmma-t suites (gpu-wgmma-t.test.ts, gpu-wgmma-t-tf32.test.ts) run, in either precision. */
 export const WGMMA_T_TEST_SHAPES: Case[] = [...SMALL_SHAPES, ...LARGE_SHAPES, ...PANEL_SHAPES, ...WGMMA_T_SHAPES, ...K_FILL_SHAPES, ...LARGE_TILE_SHAPES];
 
+/**
+ * Empty products. The last two are planned like large ones (tf32 from 256 rows weighs 256×128 tiles split over K,
+ * kernels/choose.h): planning the first of them divided by its zero tiles once (SIGFPE, the process gone).
+ */
 export const EMPTY_SHAPES: Case[] = [
   { m: 0, k: 5, n: 7 },
   { m: 5, k: 7, n: 0 },
   { m: 0, k: 0, n: 0 },
   { m: 6, k: 0, n: 4 },
+  { m: 512, k: 5000, n: 0 },
+  { m: 0, k: 5000, n: 512 },
 ];
 
 export const shapeName = ({ m, k, n }: Case): string => `${m}×${k}×${n}`;

@@ -120,6 +120,17 @@ describeGpu(gpuSuiteName('Matrix on CUDA'), () => {
     expect(relativeError(await (await X.matmul(W, { precision: 'tf32' })).toArray(), x, w, m, k, n)).toBeLessThanOrEqual(1e-3);
   });
 
+  test('empty tf32 products planned like large ones give empty or zero results (n = 0 from 256 rows was SIGFPE)', async () => {
+    for (const [m, k, n] of [[512, 5000, 0], [0, 5000, 512], [512, 0, 300]]) {
+      const X = await Matrix.from(randomMatrix(m * k), m, k);
+      const W = await Matrix.from(randomMatrix(k * n), k, n);
+      const Y = await X.matmul(W, { precision: 'tf32' });
+      expect([Y.rows, Y.cols]).toEqual([m, n]);
+      expect(Array.from(await Y.toArray()).every((x) => x === 0)).toBe(true);
+      expect((await Y.toArray()).length).toBe(m * n);
+    }
+  });
+
   test('operands on different backends are a RangeError', async () => {
     const onGpu = await Matrix.from(randomMatrix(4), 2, 2, { backend: 'cuda' });
     const onCpu = await Matrix.from(randomMatrix(4), 2, 2, { backend: 'cpu' });

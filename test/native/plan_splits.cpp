@@ -35,12 +35,7 @@ void report(const char* what, Kernel kernel, Precision precision, int64_t m, int
 }
 
 KernelPlan planOn(Kernel kernel, Precision precision, const KernelVariant& variant, int64_t m, int64_t k, int64_t n) {
-  KernelPlan plan;
-  plan.row = &kernelRow(kernel);
-  plan.variant = &variant;
-  plan.precision = precision;
-  plan.fillSlices = chooseFillSlices(variant, m, k, n, kSms);
-  return plan;
+  return planVariant(kernelRow(kernel), variant, precision, m, k, n, {9, 0, kSms});
 }
 
 // Every split is whole k tiles that cover K once; no slice deeper than the row's slice depth, unless the

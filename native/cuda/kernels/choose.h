@@ -17,42 +17,54 @@ struct DeviceCaps {
 
 // Whether the wgmma kernel (on an H100/H200) beats mma for an m×k×n product (bench/NOTES.md, step 3), its transpose
 // of B included. In tf32 from 512 rows, 64 columns and k 256, since it has 128×128 and 128×64 tiles beside 128×256:
-// 1000³ 1.27× cuBLAS TF32 against mma's 0.83×, 100000×768×64 2.27× against 1.58×; 512³ ties, 256³ stays on mma, and
-// 64×768×100000 (whose 768×100000 B costs more to transpose than to multiply) goes to wgmma-t, which reads B as
-// stored (wgmmaTransposedPaysFor). Also from 128 rows where k is 1024 or more, where its few blocks split K to fill
-// the SMs (chooseFillSlices) and mma's do not: 128×4096×512 0.054 ms on its tile alone against mma's 0.097,
-// 256×1024×1024 0.023 against 0.030, 384×1024×384 0.025 against 0.030 (bench/NOTES.md, session 22). In fp32 (3xTF32, three products per step, so the transpose weighs a third as
-// much) from 256 rows, 64 columns and k 256: 256³ 1.23× cuBLAS SGEMM against mma's 1.22×, 100000×768×64 1.59×
-// against 0.96×; at 1000×128×1000 mma wins (1.39× against 1.28×).
+// 1000³ 1.27× cuBLAS TF32 against mma's 0.83×, 100000×768×64 2.27× against 1.58×; 512³ ties, 256³ stays on mma.
+// Also from 128 rows where k is 1024 or more, where its few blocks split K to fill the SMs (chooseFillSlices) and
+// mma's do not: 256×1024×1024 0.023 ms against 0.030, 384×1024×384 0.025 against 0.030 (bench/NOTES.md, session
+// 22); under 256 rows wgmma-t takes those (wgmmaTransposedPaysFor). In fp32 (3xTF32, three products per step, so
+// the transpose weighs a third as much) from 64 columns and k 256, any rows: 256³ 1.23× cuBLAS SGEMM against mma's
+// 1.22×, 100000×768×64 1.59× against 0.96×; under 256 rows its 64×32 and 64×64 tiles with K split to fill the SMs
+// (session 34): 64×4096×256 0.022 ms against mma's 0.185, 1×256×64 0.013 against 0.017. At 1000×128×1000 (k under
+// 256) mma wins (1.39× against 1.28×).
 inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
   if (precision == Precision::Tf32) return n >= 64 && ((m >= 512 && k >= 256) || (m >= 128 && k >= 1024));
-  return m >= 256 && n >= 64 && k >= 256;
+  return n >= 64 && k >= 256;
 }
 
-// Whether wgmma-t (step 4: Cᵀ = Bᵀ·Aᵀ, B read as stored) beats mma for an m×k×n product (bench/NOTES.md, step 4):
-// up to 128 rows and a wide B. fp32: 64×768×100000 1.62× cuBLAS SGEMM against mma's 0.97×, 128×768×100000 1.48×
-// against 0.99×, 16×4096×16384 1.03× (on its 64×128 tiles) against 0.52×; tf32: 64×768×100000 1.14× cuBLAS TF32 against 0.94×,
-// 128×768×100000 0.154 against 0.182 ms. From 2048 columns, so that its 64×192 tiles still give the grid 11 blocks
-// a row of tiles, and k 256.
-inline bool wgmmaTransposedPaysFor(int64_t m, int64_t k, int64_t n) { return m <= 128 && n >= 2048 && k >= 256; }
+// Whether wgmma-t (step 4: Cᵀ = Bᵀ·Aᵀ, B read as stored) pays for an m×k×n product of under 256 rows, from 64
+// columns and k 256 (bench/NOTES.md, step 4, and issue 14, session 34, 'auto' before and after on an H100). Such a
+// product is bound by reading B, which wgmma-t reads once as stored where wgmma transposes it first and mma's few
+// blocks do not fill the SMs: tf32 at every shape measured (1, 16, 64, 128, 192 rows; k 256 to 16384; 64 to 4096
+// columns): 128×65536×1024 0.125 ms against wgmma's 0.335 (cuBLAS TF32 0.133), 64×4096×1024 0.020 against mma's
+// 0.095, 192×16384×4096 0.162 against 0.458; 64×768×100000 1.14× cuBLAS TF32. fp32 where B is large (1024 columns,
+// or k·n from 4M floats); on smaller Bs wgmma's narrower tiles tie or win by 1–2 µs: 64×16384×1024 0.048 against
+// mma's 0.374 (cuBLAS SGEMM 0.064), 1×16384×256 0.026 against wgmma's 0.037 (--tune), 64×768×100000 1.62× SGEMM.
+inline bool wgmmaTransposedPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
+  if (m >= 256 || k < 256 || n < 64) return false;
+  return precision == Precision::Tf32 || n >= 1024 || k * n >= (int64_t{1} << 22);
+}
 
 // A kernel whose block takes a whole SM (wgmma, wgmma-t) with a grid of at most half the SMs splits K so that its
-// slices fill them, each at least kMinFillDepth deep: 64×4096×4096 on wgmma-t has 32 blocks of 64×128, and 4 slices
-// of 1024 (bench/NOTES.md, step 4). Not shallower: at 512³ the float64 sum of the slices cost more than the
-// idle SMs (bench/NOTES.md, "Tried and dropped: splitting K for grids under half the SMs").
-constexpr int64_t kMinFillDepth = 1024;
+// slices fill them, each at least kMinFillDepth deep, where a block's K loop is long enough that the sum of the
+// slices (one more launch) costs less than the idle SMs: from k 2048 in tf32, 1024 in fp32 (three products per
+// step). Measured on an H100 (bench/NOTES.md, issue 14, session 34), against slices of at least 1024: 64×4096×1024
+// fp32 0.044 → 0.023 ms, tf32 1×4096×256 0.022 → 0.016, 300×3000×300 tf32 0.035 → 0.027; slices of 256 from k 1024
+// in tf32 too lost (16×1024×4096 0.016 → 0.019–0.021, 512³ 0.015 → 0.020).
+constexpr int64_t kMinFillDepth = 256;
+inline int64_t minFillK(Precision precision) { return precision == Precision::Fp32 ? 1024 : 2048; }
 // Tiles of rows×cols that cover an m×n C.
 inline int64_t tilesOf(int64_t m, int64_t n, int64_t rows, int64_t cols) {
   return ((m + rows - 1) / rows) * ((n + cols - 1) / cols);
 }
-// Slices of K that fill the SMs with `blocks` blocks each; 1 for none (an empty product) or more than half the SMs.
-inline int64_t fillSlices(int64_t blocks, int64_t k, int multiprocessors) {
-  if (blocks == 0 || 2 * blocks > multiprocessors) return 1;
+// Slices of K that fill the SMs with `blocks` blocks each; 1 for none (an empty product), more than half the SMs,
+// or a K too short to pay.
+inline int64_t fillSlices(Precision precision, int64_t blocks, int64_t k, int multiprocessors) {
+  if (blocks == 0 || 2 * blocks > multiprocessors || k < minFillK(precision)) return 1;
   return std::max<int64_t>(1, std::min(multiprocessors / blocks, k / kMinFillDepth));
 }
-inline int64_t chooseFillSlices(const KernelVariant& variant, int64_t m, int64_t k, int64_t n, int multiprocessors) {
+inline int64_t chooseFillSlices(const KernelVariant& variant, Precision precision, int64_t m, int64_t k, int64_t n,
+                                int multiprocessors) {
   if (!variant.wholeSm) return 1;
-  return fillSlices(tilesOf(m, n, variant.tile.rows, variant.tile.cols), k, multiprocessors);
+  return fillSlices(precision, tilesOf(m, n, variant.tile.rows, variant.tile.cols), k, multiprocessors);
 }
 
 // Whether wgmma-t's 256×128 tiles (tf32) pay: for a product of at least 512 rows where they are more than half the
@@ -74,7 +86,7 @@ inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) 
   if (m < 256) return false;
   const int64_t tiles = tilesOf(m, n, 256, 128);
   if (2 * tiles > multiprocessors) return m >= 512;
-  const int64_t slices = fillSlices(tiles, k, multiprocessors);
+  const int64_t slices = fillSlices(Precision::Tf32, tiles, k, multiprocessors);
   return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
 }
 
@@ -84,7 +96,7 @@ inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) 
 // it stays selectable as the readable baseline.
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
   const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(m, k, n, device.multiprocessors);
-  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && (wgmmaTransposedPaysFor(m, k, n) || largeTf32))
+  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && (wgmmaTransposedPaysFor(precision, m, k, n) || largeTf32))
     return Kernel::WgmmaT;
   if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(precision, m, k, n))
     return Kernel::Wgmma;
@@ -120,6 +132,12 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
       if (variant.tile.rows == rows) return true;
     return false;
   };
+  auto narrowestWith = [&](int64_t rows) {
+    int64_t narrowest = 0;
+    for (const KernelVariant& variant : variants)
+      if (variant.tile.rows == rows && (narrowest == 0 || variant.tile.cols < narrowest)) narrowest = variant.tile.cols;
+    return narrowest;
+  };
   if (const KernelVariant* large = find(256, 128); large && largeTilesPay(m, k, n, multiprocessors)) return *large;
   int64_t rows = (m <= 64 || !hasRows(128)) && hasRows(64) ? 64 : 128, cols = n <= 64 ? 64 : 128;
   if (n > 128 && find(rows, 256))
@@ -130,6 +148,9 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
   // The next narrower tile: half as wide, or 128 after wgmma-t's 192.
   auto narrower = [&] { return cols == 192 ? 128 : cols / 2; };
   while (cols > 32 && !find(rows, cols)) cols = narrower();  // wgmma's fp32 64-row tiles are 64 wide at most
+  // None that narrow (wgmma-t's are 128 wide at least): the narrowest there is. For 64 columns 64×128 beat 64×192
+  // by up to 13% (1×256×64 tf32 0.009 ms against 0.011, 128×16384×64 0.021 against 0.024; issue 14, session 34).
+  if (!find(rows, cols) && hasRows(rows)) cols = narrowestWith(rows);
   const bool waves = variants.front().wholeSm;  // a property of the kernel: every variant has the same
   while (2 * blocks(cols) < 3 * static_cast<int64_t>(multiprocessors) &&
          (!waves || blocks(narrower()) <= static_cast<int64_t>(multiprocessors))) {
@@ -228,7 +249,7 @@ inline KernelPlan planVariant(const KernelRow& row, const KernelVariant& variant
   plan.row = &row;
   plan.variant = &variant;
   plan.panelRows = choosePanelRows(m, n, variant.tile, device.multiprocessors);
-  plan.fillSlices = chooseFillSlices(variant, m, k, n, device.multiprocessors);
+  plan.fillSlices = chooseFillSlices(variant, precision, m, k, n, device.multiprocessors);
   return plan;
 }
 
