@@ -188,6 +188,15 @@ export const FEW_ROW_SHAPES: Case[] = [
   { m: 37, k: 2500, n: 64 },
 ];
 
+/**
+ * Products under 64 columns with a long K, on mma (even on an H100/H200) with K split to fill the SMs
+ * (kernels/choose.h, fillSlices): 3001×5003×1 in 2 slices of 47 blocks, 1×65537×7 in 129 slices of one block.
+ */
+export const NARROW_SHAPES: Case[] = [
+  { m: 3001, k: 5003, n: 1 },
+  { m: 1, k: 65537, n: 7 },
+];
+
 /** Products the plan splits into several row panels on an H100-sized GPU (kernels/choose.h, choosePanelRows). */
 export const PANEL_SHAPES: Case[] = [
   { m: 5000, k: 33, n: 2000 },

@@ -43,12 +43,13 @@ inline bool wgmmaTransposedPaysFor(Precision precision, int64_t m, int64_t k, in
   return precision == Precision::Tf32 || n >= 1024 || k * n >= (int64_t{1} << 22);
 }
 
-// A kernel whose block takes a whole SM (wgmma, wgmma-t) with a grid of at most half the SMs splits K so that its
-// slices fill them, each at least kMinFillDepth deep, where a block's K loop is long enough that the sum of the
-// slices (one more launch) costs less than the idle SMs: from k 2048 in tf32, 1024 in fp32 (three products per
-// step). Measured on an H100 (bench/NOTES.md, issue 14, session 34), against slices of at least 1024: 64×4096×1024
-// fp32 0.044 → 0.023 ms, tf32 1×4096×256 0.022 → 0.016, 300×3000×300 tf32 0.035 → 0.027; slices of 256 from k 1024
-// in tf32 too lost (16×1024×4096 0.016 → 0.019–0.021, 512³ 0.015 → 0.020).
+// A tensor-core kernel (registry.h, splitsKToFill) with a grid of at most half the SMs splits K so that its slices
+// fill them, each at least kMinFillDepth deep, where a block's K loop is long enough that the sum of the slices
+// (one more launch) costs less than the idle SMs: from k 2048 in tf32, 1024 in fp32 (three products per step).
+// Measured on an H100 (bench/NOTES.md, issue 14, session 34), against slices of at least 1024 on wgmma and wgmma-t:
+// 64×4096×1024 fp32 0.044 → 0.023 ms, tf32 1×4096×256 0.022 → 0.016, 300×3000×300 tf32 0.035 → 0.027; slices of 256
+// from k 1024 in tf32 too lost (16×1024×4096 0.016 → 0.019, 512³ 0.015 → 0.020). mma, which did not split, against
+// itself: 1024×8192×16 fp32 0.362 → 0.069 ms, 256×4096×1024 0.184 → 0.106, 512×2048×512 tf32 0.051 → 0.038.
 constexpr int64_t kMinFillDepth = 256;
 inline int64_t minFillK(Precision precision) { return precision == Precision::Fp32 ? 1024 : 2048; }
 // Tiles of rows×cols that cover an m×n C.
@@ -61,9 +62,9 @@ inline int64_t fillSlices(Precision precision, int64_t blocks, int64_t k, int mu
   if (blocks == 0 || 2 * blocks > multiprocessors || k < minFillK(precision)) return 1;
   return std::max<int64_t>(1, std::min(multiprocessors / blocks, k / kMinFillDepth));
 }
-inline int64_t chooseFillSlices(const KernelVariant& variant, Precision precision, int64_t m, int64_t k, int64_t n,
-                                int multiprocessors) {
-  if (!variant.wholeSm) return 1;
+inline int64_t chooseFillSlices(const KernelRow& row, const KernelVariant& variant, Precision precision, int64_t m,
+                                int64_t k, int64_t n, int multiprocessors) {
+  if (!row.splitsKToFill) return 1;
   return fillSlices(precision, tilesOf(m, n, variant.tile.rows, variant.tile.cols), k, multiprocessors);
 }
 
@@ -239,6 +240,10 @@ struct KernelPlan {
   KSplit splitFor(int64_t rows, int64_t pitch, int64_t k) const {
     return chooseKSplit(sliceDepth(*row, precision), fillSlices, rows, pitch, k);
   }
+  // Whether accuracy alone asks for K to be split (a launch that must run unsplit, as the inline route's, needs not).
+  bool splitsForAccuracy(int64_t rows, int64_t pitch, int64_t k) const {
+    return chooseKSplit(sliceDepth(*row, precision), 1, rows, pitch, k).slices > 1;
+  }
 };
 
 // The plan for an m×k×n product on one variant of a kernel (bench/kernels.cu's --tune times each so).
@@ -249,7 +254,7 @@ inline KernelPlan planVariant(const KernelRow& row, const KernelVariant& variant
   plan.row = &row;
   plan.variant = &variant;
   plan.panelRows = choosePanelRows(m, n, variant.tile, device.multiprocessors);
-  plan.fillSlices = chooseFillSlices(variant, precision, m, k, n, device.multiprocessors);
+  plan.fillSlices = chooseFillSlices(row, variant, precision, m, k, n, device.multiprocessors);
   return plan;
 }
 

@@ -18,6 +18,7 @@ struct KernelRow {
   bool transposedB;                         // reads B as Bᵀ rounded to TF32 (kernel.h, transposedBRounding)
   bool checksMagnitudes;                    // splits operands into TF32 parts: A's and B's magnitudes are
                                             // classified first (helpers.cuh, splitLosesProducts)
+  bool splitsKToFill;                       // splits K where its grid leaves SMs idle (choose.h, chooseFillSlices)
   // Long K is split into slices of at most this depth, summed in float64 (choose.h, chooseKSplit).
   int64_t sliceDepthFp32, sliceDepthTf32;
 };
@@ -36,13 +37,13 @@ KernelVariants wgmmaTransposedVariants(Precision);  // 4_wgmma_transposed.cu: st
 // and slices of 4096 put 8192³ in row panels with a float64 sum (Matrices 40 in flight: 0.83× the unsplit kernel
 // in tf32, 0.93× in fp32; bench/NOTES.md, "Long K on wgmma").
 inline constexpr KernelRow kKernelRegistry[] = {
-    // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  depth fp32, tf32
-    {Kernel::Auto, nullptr, 0, false, false, false, 0, 0},  // the plan always names a kernel
-    {Kernel::Muld, muldVariants, 0, false, false, false, 1024, 1024},
-    {Kernel::BlockTile, blockTileVariants, 0, false, false, false, 1024, 1024},
-    {Kernel::Mma, mmaVariants, 8, false, false, true, 8192, 4096},
-    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, 8192, 8192},
-    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, 8192, 8192},
+    // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  fill  depth fp32, tf32
+    {Kernel::Auto, nullptr, 0, false, false, false, false, 0, 0},  // the plan always names a kernel
+    {Kernel::Muld, muldVariants, 0, false, false, false, false, 1024, 1024},  // the seeds' kernel, as they launch it
+    {Kernel::BlockTile, blockTileVariants, 0, false, false, false, false, 1024, 1024},
+    {Kernel::Mma, mmaVariants, 8, false, false, true, true, 8192, 4096},
+    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, true, 8192, 8192},
+    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, 8192, 8192},
 };
 
 constexpr bool registryFollowsOptions() {

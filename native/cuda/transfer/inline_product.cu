@@ -50,7 +50,7 @@ class InlineProduct : public Work {
 bool takesInlineRoute(const KernelPlan& plan, const GemmRequest& r) {
   const GemmShape& s = r.shape;
   return r.batch == 1 && !s.transA && !s.transB && !plan.row->transposedB && cudaDeviceStarted(r.choice.device) &&
-         StagedProduct(s).bytes() <= kInlineBytes && plan.splitFor(s.m, paddedPitch(s.n), s.k).slices == 1 &&
+         StagedProduct(s).bytes() <= kInlineBytes && !plan.splitsForAccuracy(s.m, paddedPitch(s.n), s.k) &&
          inFlight.load() < kMaxInline;
 }
 
