@@ -3,26 +3,52 @@
 // autocannon (64 keep-alive connections), in a child process of its own so that the load generator does not
 // share its event loop. The server measures its own event-loop delay (perf_hooks.monitorEventLoopDelay) while
 // under load; autocannon gives requests/s and the request latency. Prints the table of issue 13:
-//   node bench/server.js [--seconds 6] [--connections 64] [--cases 256:await:cuda,1024:await:cuda,...]
-// A case is size:mode:backend[:copyThreads], mode one of await | sync (matmulSync). Inputs are made once per
-// server; each request gets a new result array, as a handler that returns it would.
+//   node bench/server.js [--seconds 6] [--connections 64] [--cases 256:await:cuda,64x4096x1024:weights:cuda,...]
+// A case is size:mode:backend[:copyThreads], size n (n×n×n) or MxKxN, mode one of await | sync (matmulSync) |
+// weights (B kept on the backend as a Matrix, as a model's weights are; each request uploads its A, multiplies and
+// downloads C). Inputs are made once per server; each request gets a new result array, as a handler that returns it
+// would.
 'use strict';
 const { fork } = require('child_process');
 const { parseArgs } = require('util');
 
-if (process.argv[2] === '--serve') serve();
+if (process.argv[2] === '--serve')
+  serve().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
 else main();
 
-// The server: GET /?n=... multiplies n×n×n, answers with the result's first element.
-function serve() {
+// `64x4096x1024` or `256` (256×256×256) as { m, k, n }.
+function shapeOf(size) {
+  const [m, k = m, n = m] = size.split('x').map(Number);
+  return { m, k, n };
+}
+
+// One request's product, as the case's mode makes it.
+async function multiplier(mode, backend, a, b, shape) {
+  const { matmul, matmulSync, Matrix } = require('..');
+  if (mode === 'sync') return async () => matmulSync(a, b, shape, { backend });
+  if (mode === 'await') return () => matmul(a, b, shape, { backend });
+  if (mode !== 'weights') throw new RangeError(`mode: '${mode}' is not one of await, sync, weights`);
+  const weights = await Matrix.from(b, shape.k, shape.n, { backend });
+  return async () => {
+    const x = await Matrix.from(a, shape.m, shape.k, { backend });
+    const y = await x.matmul(weights);
+    const c = await y.toArray();
+    x.dispose(), y.dispose();
+    return c;
+  };
+}
+
+// The server: each request multiplies the case's shape, answers with the result's first element.
+async function serve() {
   const http = require('http');
   const { monitorEventLoopDelay } = require('perf_hooks');
-  const { matmul, matmulSync } = require('..');
-  const [n, mode, backend] = [Number(process.argv[3]), process.argv[4], process.argv[5]];
+  const [shape, mode, backend] = [shapeOf(process.argv[3]), process.argv[4], process.argv[5]];
   const random = (length) => Float32Array.from({ length }, () => Math.random() * 2 - 1);
-  const a = random(n * n), b = random(n * n);
-  const shape = { m: n, k: n, n };
-  const multiply = mode === 'sync' ? async () => matmulSync(a, b, shape, { backend }) : () => matmul(a, b, shape, { backend });
+  const a = random(shape.m * shape.k), b = random(shape.k * shape.n);
+  const multiply = await multiplier(mode, backend, a, b, shape);
   const delay = monitorEventLoopDelay({ resolution: 1 });
   const server = http.createServer(async (request, response) => {
     try {
@@ -51,10 +77,10 @@ function once(child, predicate) {
   });
 }
 
-async function runCase({ n, mode, backend, copyThreads }, seconds, connections) {
+async function runCase({ size, mode, backend, copyThreads }, seconds, connections) {
   const autocannon = require('autocannon');
   const env = { ...process.env, ...(copyThreads ? { CUDA_MATMUL_COPY_THREADS: copyThreads } : {}) };
-  const child = fork(__filename, ['--serve', String(n), mode, backend], { env });
+  const child = fork(__filename, ['--serve', size, mode, backend], { env });
   try {
     const { port } = await once(child, (m) => m.port);
     // A second of warm-up (pools, streams, caches), then the measured run.
@@ -69,6 +95,8 @@ async function runCase({ n, mode, backend, copyThreads }, seconds, connections) 
   }
 }
 
+const MODE_NAMES = { await: 'await matmul', sync: 'matmulSync', weights: 'B a Matrix: from, matmul, toArray' };
+
 async function main() {
   const { values } = parseArgs({
     options: { seconds: { type: 'string', default: '6' }, connections: { type: 'string', default: '64' }, cases: { type: 'string' } },
@@ -79,16 +107,16 @@ async function main() {
     ? ['256:await:cuda', '256:sync:cuda', '256:await:cpu', '1024:await:cuda', '1024:await:cuda:2']
     : ['256:await:cpu', '256:sync:cpu'];
   const cases = (values.cases?.split(',') ?? defaults).map((text) => {
-    const [n, mode, backend, copyThreads] = text.split(':');
-    return { n: Number(n), mode, backend, copyThreads };
+    const [size, mode, backend, copyThreads] = text.split(':');
+    return { size, mode, backend, copyThreads };
   });
   console.log(`${info().devices[0]?.name ?? 'no GPU'}; ${values.connections} connections, ${values.seconds} s per case`);
   const rows = [];
   for (const c of cases) {
     const r = await runCase(c, Number(values.seconds), Number(values.connections));
     rows.push([
-      `${c.n}³`,
-      `${c.mode === 'sync' ? 'matmulSync' : 'await matmul'} (${c.backend}${c.copyThreads ? `, COPY_THREADS=${c.copyThreads}` : ''})`,
+      c.size.includes('x') ? c.size.replaceAll('x', '×') : `${c.size}³`,
+      `${MODE_NAMES[c.mode]} (${c.backend}${c.copyThreads ? `, COPY_THREADS=${c.copyThreads}` : ''})`,
       r.requests.toFixed(0),
       `${r.p99} ms`,
       `${r.loop.p99.toFixed(1)} ms (${r.loop.max.toFixed(1)})`,

@@ -1,6 +1,6 @@
 // matmul runs off the JavaScript thread: timers keep firing while a 2048³ product is in flight.
-import { matmul, matmulSync } from '../lib';
-import { randomMatrix } from './helpers';
+import { matmul, matmulSync, Matrix } from '../lib';
+import { describeGpu, gpuSuiteName, randomMatrix } from './helpers';
 
 const N = 2048;
 const INTERVAL_MS = 2;
@@ -31,4 +31,39 @@ test('control: matmulSync blocks the event loop, so the measure above can fail',
     matmulSync(a, b, { m: n, k: n, n });
   });
   expect(ticks).toBe(0);
+});
+
+// A server keeping weights on the GPU: 64 requests at once, each uploading its input, multiplying and downloading a
+// 256 KiB result. Each download took an 8 MiB pinned staging buffer on the JavaScript thread and gave it back
+// there; past the 16 the pool kept, that was a cudaHostAlloc and a cudaFreeHost (which waits for the device) on the
+// event loop per download: delays of 50–100 ms at the 99th percentile (bench/NOTES.md, issue 14, session 34).
+describeGpu(gpuSuiteName('the event loop under Matrix traffic'), () => {
+  test('timers keep firing while 64 from → matmul → toArray → dispose loops run', async () => {
+    const [m, k, n] = [64, 4096, 1024];
+    const x = randomMatrix(m * k);
+    const W = await Matrix.from(randomMatrix(k * n), k, n);
+    let stop = false;
+    const loop = async () => {
+      while (!stop) {
+        const X = await Matrix.from(x, m, k);
+        const Y = await X.matmul(W);
+        await Y.toArray();
+        X.dispose();
+        Y.dispose();
+      }
+    };
+    const loops = Array.from({ length: 64 }, loop);
+    // The time the loop spent in stalls of over 20 ms (a timer due every 2 ms fired that late): a tenth at most.
+    const fired: number[] = [];
+    const timer = setInterval(() => fired.push(performance.now()), INTERVAL_MS);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    clearInterval(timer);
+    stop = true;
+    await Promise.all(loops);
+    W.dispose();
+    const gaps = fired.slice(1).map((t, i) => t - fired[i]);
+    const stalled = gaps.filter((gap) => gap > 20).reduce((sum, gap) => sum + gap, 0);
+    expect(fired.length).toBeGreaterThan(1);
+    expect(stalled).toBeLessThan((fired[fired.length - 1] - fired[0]) / 10);
+  });
 });

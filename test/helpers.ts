@@ -197,6 +197,15 @@ export const NARROW_SHAPES: Case[] = [
   { m: 1, k: 65537, n: 7 },
 ];
 
+/**
+ * Taller products with a long K and few columns, for which 'auto' in tf32 takes wgmma-t's 64×128 tiles on an
+ * H100/H200 (one wave of them; kernels/choose.h, wgmmaTransposedPaysFor), K split in 2 to fill the SMs. Every edge cut.
+ */
+export const TALL_TF32_SHAPES: Case[] = [
+  { m: 1500, k: 4100, n: 200 },
+  { m: 3001, k: 4097, n: 65 },
+];
+
 /** Products the plan splits into several row panels on an H100-sized GPU (kernels/choose.h, choosePanelRows). */
 export const PANEL_SHAPES: Case[] = [
   { m: 5000, k: 33, n: 2000 },

@@ -20,7 +20,6 @@ using Clock = std::chrono::steady_clock;
 // half its size, so a small call does not tie up a huge block.
 constexpr size_t kGranule = size_t{1} << 20;
 constexpr size_t kMaxCachedDeviceBytes = size_t{2} << 30;
-constexpr size_t kMaxCachedStagingBuffers = 16;
 
 size_t roundUp(size_t bytes) { return std::max<size_t>(1, (bytes + kGranule - 1) / kGranule) * kGranule; }
 
@@ -150,12 +149,20 @@ class StagingPool {
     ++allocated_;
     return data;
   }
+  // A cached buffer, or null.
+  void* tryAcquire() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lastUse_ = Clock::now();
+    if (free_.empty()) return nullptr;
+    void* data = free_.back();
+    free_.pop_back();
+    return data;
+  }
+  // Kept however many there are (StagingBuffer, pools.h): as many as were in use at once, until idle.
   void release(void* data) {
     std::lock_guard<std::mutex> lock(mutex_);
     lastUse_ = Clock::now();
-    if (free_.size() < kMaxCachedStagingBuffers) return free_.push_back(data);
-    cudaFreeHost(data);
-    --allocated_;
+    free_.push_back(data);
   }
   void releaseCachedIfIdle(Clock::time_point idleSince) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -223,6 +230,10 @@ PooledStream::~PooledStream() {
 
 StagingBuffer::StagingBuffer() : data_(stagingPool().acquire()) {}
 StagingBuffer::~StagingBuffer() { stagingPool().release(data_); }
+std::unique_ptr<StagingBuffer> StagingBuffer::ifCached() {
+  void* data = stagingPool().tryAcquire();
+  return data ? std::unique_ptr<StagingBuffer>(new StagingBuffer(data)) : nullptr;
+}
 
 MemoryUsage cudaMemoryUsage() {
   MemoryUsage total = stagingPool().usage();

@@ -1,12 +1,14 @@
 // Reusable CUDA resources, so a call does not pay cudaMalloc/cudaFree (cudaFree also waits for the whole
-// device), stream creation or page-locking every time. Each pool is per device, bounded, thread-safe, and
-// gives back what it caches once it has been idle for a while (cudaTrimIdle, status.h).
+// device), stream creation or page-locking every time. Each pool is thread-safe and gives back what it caches
+// once it has been idle for a while (cudaTrimIdle, status.h); device memory and streams are per device, and the
+// device memory cache is bounded.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace cuda_matmul {
 
@@ -49,6 +51,9 @@ bool cudaDeviceStarted(int device);
 
 // A page-locked host buffer of kStagingBytes for staging copies to and from pageable memory.
 constexpr size_t kStagingBytes = size_t{8} << 20;
+// Buffers go back to the pool's cache and stay there until the process is idle (trimIdle): freeing one
+// (cudaFreeHost) waits for the device, and making one (cudaHostAlloc) takes milliseconds, too long for the
+// JavaScript thread, which gives buffers back as calls settle.
 class StagingBuffer {
  public:
   StagingBuffer();
@@ -56,8 +61,11 @@ class StagingBuffer {
   StagingBuffer(const StagingBuffer&) = delete;
   StagingBuffer& operator=(const StagingBuffer&) = delete;
   void* get() const { return data_; }
+  // A cached buffer, or null where the cache has none: for the JavaScript thread, which must not make one.
+  static std::unique_ptr<StagingBuffer> ifCached();
 
  private:
+  explicit StagingBuffer(void* data) : data_(data) {}
   void* data_;
 };
 

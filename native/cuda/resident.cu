@@ -133,9 +133,10 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
   return std::make_unique<DeviceWork>(ordered.stream, std::move(held));
 }
 
-// To pageable memory, a matrix that fits one staging buffer comes down into one on the ordered stream and is
-// copied out when done; a larger one is first copied on the device (its state at this point of the program),
-// and that copy comes down through the staged transfer queue on a thread-pool thread.
+// To pageable memory, a matrix that fits one staging buffer comes down into a cached one on the ordered stream and
+// is copied out when done; a larger one, or one that finds no staging buffer cached (this runs on the JavaScript
+// thread, which must not make one: pools.h), is first copied on the device (its state at this point of the
+// program), and that copy comes down through the staged transfer queue on a thread-pool thread.
 std::unique_ptr<Work> enqueueResidentDownload(const std::shared_ptr<DeviceResident>& matrix, float* out, bool pinned) {
   OrderedStream& ordered = orderedStream(matrix->device);
   std::lock_guard<std::mutex> lock(ordered.mutex);
@@ -152,8 +153,8 @@ std::unique_ptr<Work> enqueueResidentDownload(const std::shared_ptr<DeviceReside
     copy(out, cols, *matrix, cudaMemcpyDeviceToHost);
     return std::make_unique<DeviceWork>(ordered.stream, HeldResources{matrix});
   }
-  if (bytes <= static_cast<int64_t>(kStagingBytes)) {
-    auto staging = std::make_shared<StagingBuffer>();
+  std::shared_ptr<StagingBuffer> staging = bytes <= static_cast<int64_t>(kStagingBytes) ? StagingBuffer::ifCached() : nullptr;
+  if (staging) {
     auto* staged = static_cast<float*>(staging->get());
     copy(staged, cols, *matrix, cudaMemcpyDeviceToHost);
     return std::make_unique<DeviceWork>(

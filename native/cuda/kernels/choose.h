@@ -15,6 +15,11 @@ struct DeviceCaps {
   int major = 0, minor = 0, multiprocessors = 1;
 };
 
+// Tiles of rows×cols that cover an m×n C.
+inline int64_t tilesOf(int64_t m, int64_t n, int64_t rows, int64_t cols) {
+  return ((m + rows - 1) / rows) * ((n + cols - 1) / cols);
+}
+
 // Whether the wgmma kernel (on an H100/H200) beats mma for an m×k×n product (bench/NOTES.md, step 3), its transpose
 // of B included. In tf32 from 512 rows, 64 columns and k 256, since it has 128×128 and 128×64 tiles beside 128×256:
 // 1000³ 1.27× cuBLAS TF32 against mma's 0.83×, 100000×768×64 2.27× against 1.58×; 512³ ties, 256³ stays on mma.
@@ -38,8 +43,15 @@ inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
 // 0.095, 192×16384×4096 0.162 against 0.458; 64×768×100000 1.14× cuBLAS TF32. fp32 where B is large (1024 columns,
 // or k·n from 4M floats); on smaller Bs wgmma's narrower tiles tie or win by 1–2 µs: 64×16384×1024 0.048 against
 // mma's 0.374 (cuBLAS SGEMM 0.064), 1×16384×256 0.026 against wgmma's 0.037 (--tune), 64×768×100000 1.62× SGEMM.
-inline bool wgmmaTransposedPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
-  if (m >= 256 || k < 256 || n < 64) return false;
+// In tf32 also for taller products with a long K (from 4096) and few columns (up to 512) whose 64×128 tiles fit one
+// wave: their grid is wgmma's at most, with four times the rows per SM of B read as stored (session 34, 'auto' on
+// wgmma against wgmma-t's plan, 22 of 22 such shapes of 1024–4096 rows as fast or faster): 2048×4096×512 0.042 ms
+// against 0.056 (cuBLAS TF32 0.063), 4096×8192×256 0.077 against 0.096 (0.081), 2048×16384×128 0.109 against 0.125
+// (0.085). Where 64×128 tiles take more than a wave, wgmma-t's 64×192 lost (4096×4096×512 0.116 against 0.071).
+inline bool wgmmaTransposedPaysFor(Precision precision, int64_t m, int64_t k, int64_t n, int multiprocessors) {
+  if (k < 256 || n < 64) return false;
+  if (m >= 256)
+    return precision == Precision::Tf32 && k >= 4096 && n <= 512 && tilesOf(m, n, 64, 128) <= multiprocessors;
   return precision == Precision::Tf32 || n >= 1024 || k * n >= (int64_t{1} << 22);
 }
 
@@ -52,10 +64,6 @@ inline bool wgmmaTransposedPaysFor(Precision precision, int64_t m, int64_t k, in
 // itself: 1024×8192×16 fp32 0.362 → 0.069 ms, 256×4096×1024 0.184 → 0.106, 512×2048×512 tf32 0.051 → 0.038.
 constexpr int64_t kMinFillDepth = 256;
 inline int64_t minFillK(Precision precision) { return precision == Precision::Fp32 ? 1024 : 2048; }
-// Tiles of rows×cols that cover an m×n C.
-inline int64_t tilesOf(int64_t m, int64_t n, int64_t rows, int64_t cols) {
-  return ((m + rows - 1) / rows) * ((n + cols - 1) / cols);
-}
 // Slices of K that fill the SMs with `blocks` blocks each; 1 for none (an empty product), more than half the SMs,
 // or a K too short to pay.
 inline int64_t fillSlices(Precision precision, int64_t blocks, int64_t k, int multiprocessors) {
@@ -97,7 +105,7 @@ inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) 
 // it stays selectable as the readable baseline.
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
   const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(m, k, n, device.multiprocessors);
-  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && (wgmmaTransposedPaysFor(precision, m, k, n) || largeTf32))
+  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && (wgmmaTransposedPaysFor(precision, m, k, n, device.multiprocessors) || largeTf32))
     return Kernel::WgmmaT;
   if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(precision, m, k, n))
     return Kernel::Wgmma;
