@@ -153,8 +153,8 @@ std::unique_ptr<Work> enqueueResidentDownload(const std::shared_ptr<DeviceReside
     copy(out, cols, *matrix, cudaMemcpyDeviceToHost);
     return std::make_unique<DeviceWork>(ordered.stream, HeldResources{matrix});
   }
-  std::shared_ptr<StagingBuffer> staging = bytes <= static_cast<int64_t>(kStagingBytes) ? StagingBuffer::ifCached() : nullptr;
-  if (staging) {
+  const bool fits = bytes <= static_cast<int64_t>(kStagingBytes);
+  if (std::shared_ptr<StagingBuffer> staging = fits ? StagingBuffer::ifCached() : nullptr) {
     auto* staged = static_cast<float*>(staging->get());
     copy(staged, cols, *matrix, cudaMemcpyDeviceToHost);
     return std::make_unique<DeviceWork>(

@@ -105,8 +105,8 @@ inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) 
 // it stays selectable as the readable baseline.
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
   const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(m, k, n, device.multiprocessors);
-  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && (wgmmaTransposedPaysFor(precision, m, k, n, device.multiprocessors) || largeTf32))
-    return Kernel::WgmmaT;
+  const bool transposedPays = wgmmaTransposedPaysFor(precision, m, k, n, device.multiprocessors) || largeTf32;
+  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && transposedPays) return Kernel::WgmmaT;
   if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(precision, m, k, n))
     return Kernel::Wgmma;
   return runsOn(kernelRow(Kernel::Mma), device.major, device.minor) ? Kernel::Mma : Kernel::BlockTile;
