@@ -133,16 +133,9 @@ class StreamPool {
 
 class StagingPool {
  public:
+  // A cached buffer, else a new one.
   void* acquire() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      lastUse_ = Clock::now();
-      if (!free_.empty()) {
-        void* data = free_.back();
-        free_.pop_back();
-        return data;
-      }
-    }
+    if (void* cached = tryAcquire()) return cached;
     void* data = nullptr;
     checkCuda(cudaHostAlloc(&data, kStagingBytes, cudaHostAllocPortable), "cudaHostAlloc(staging)");
     std::lock_guard<std::mutex> lock(mutex_);
