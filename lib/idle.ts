@@ -7,5 +7,7 @@ const IDLE_SECONDS = 2;
 let trimming: NodeJS.Timeout | undefined;
 
 export function startIdleTrimming(): void {
-  trimming ??= setInterval(() => native.trimIdle(IDLE_SECONDS), IDLE_SECONDS * 1000).unref();
+  // On the thread pool (freeing waits for the device); one that cannot run (its environment stopping) leaves
+  // the pools to the next.
+  trimming ??= setInterval(() => native.trimIdle(IDLE_SECONDS).catch(() => undefined), IDLE_SECONDS * 1000).unref();
 }

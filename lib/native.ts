@@ -26,7 +26,7 @@ export interface NativeBinding {
   freeHost(array: Float32Array): void;
   /** An ArrayBuffer of 4·length bytes, contents unspecified, for a result written in full before it is read. */
   resultBuffer(length: number): ArrayBuffer;
-  trimIdle(idleSeconds: number): void;
+  trimIdle(idleSeconds: number): Promise<void>;
   /** This environment is exiting: drops the products queued and not yet started. */
   shutdown(): void;
   /** The option table of native/core/options.h (lib/options.ts is the same). */

@@ -1,5 +1,6 @@
 // matmul runs off the JavaScript thread: timers keep firing while a 2048³ product is in flight.
-import { matmul, matmulSync, Matrix } from '../lib';
+import { info, matmul, matmulSync, Matrix } from '../lib';
+import { native } from '../lib/native';
 import { describeGpu, gpuSuiteName, randomMatrix } from './helpers';
 
 const N = 2048;
@@ -74,5 +75,34 @@ describeGpu(gpuSuiteName('the event loop under Matrix traffic'), () => {
     expect(products).toBeGreaterThan(warmUpProducts);
     expect(fired.length).toBeGreaterThan(1);
     expect(stalled).toBeLessThan((fired[fired.length - 1] - fired[0]) / 10);
+  });
+
+  // The trim (lib/idle.ts, every 2 s) gives back what the pools cached once they have been idle: cudaFreeHost and
+  // cudaFree, which wait for the device. Run on the JavaScript thread, it stalled the event loop 44–71 ms after a
+  // burst of this traffic (8 MiB staging buffers), 12–20 ms with 1 MiB ones (bench/NOTES.md, session 35).
+  test('the idle trim frees the pools off the JavaScript thread', async () => {
+    const [m, k, n] = [64, 4096, 1024];
+    const x = randomMatrix(m * k);
+    const W = await Matrix.from(randomMatrix(k * n), k, n);
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        for (let i = 0; i < 10; i++) {
+          const X = await Matrix.from(x, m, k);
+          const Y = await X.matmul(W);
+          await Y.toArray();
+          X.dispose();
+          Y.dispose();
+        }
+      }),
+    );
+    W.dispose();
+    expect(info().memory.stagingBytes).toBeGreaterThan(0);
+    expect(info().memory.deviceBytesCached).toBeGreaterThan(0);
+    const start = performance.now();
+    const trimmed = native.trimIdle(0);
+    const synchronous = performance.now() - start;
+    await trimmed;
+    expect(info().memory).toMatchObject({ stagingBytes: 0, deviceBytesInUse: 0, deviceBytesCached: 0 });
+    expect(synchronous).toBeLessThan(5);
   });
 });

@@ -43,7 +43,7 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   test('allocHost arrays are copied by DMA, with no staging buffer', async () => {
     const { m, k, n } = PANEL_SHAPES[0];
     const [a, b, out] = [allocHost(m * k).fill(0.5), allocHost(k * n).fill(0.25), allocHost(m * n)];
-    native.trimIdle(0); // frees every cached staging buffer
+    await native.trimIdle(0); // frees every cached staging buffer
     expect(info().memory.stagingBytes).toBe(0);
     await matmul(a, b, { m, k, n }, { out });
     expect(info().memory.stagingBytes).toBe(0);

@@ -79,16 +79,19 @@ class DeviceMemoryPool {
     releaseAllCached(device);
   }
 
-  // Frees every cached block (blocks in use are not in the cache).
+  // Frees every cached block (blocks in use are not in the cache); unlocked while it frees, as the staging pool.
   void releaseAllCached(int device) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::multimap<size_t, void*> cached;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      cached.swap(free_);
+      cached_ = 0;
+    }
     int previous = 0;
     cudaGetDevice(&previous);
     cudaSetDevice(device);
-    for (auto& [size, data] : free_) cudaFree(data);
+    for (auto& [size, data] : cached) cudaFree(data);
     cudaSetDevice(previous);
-    free_.clear();
-    cached_ = 0;
   }
 
   MemoryUsage usage() {
@@ -131,13 +134,15 @@ class StreamPool {
   std::atomic<bool> started_{false};
 };
 
+// The staging buffers of one size.
 class StagingPool {
  public:
+  explicit StagingPool(size_t bytes) : bytes_(bytes) {}
   // A cached buffer, else a new one.
   void* acquire() {
     if (void* cached = tryAcquire()) return cached;
     void* data = nullptr;
-    checkCuda(cudaHostAlloc(&data, kStagingBytes, cudaHostAllocPortable), "cudaHostAlloc(staging)");
+    checkCuda(cudaHostAlloc(&data, bytes_, cudaHostAllocPortable), "cudaHostAlloc(staging)");
     std::lock_guard<std::mutex> lock(mutex_);
     ++allocated_;
     return data;
@@ -158,18 +163,22 @@ class StagingPool {
     free_.push_back(data);
   }
   void releaseCachedIfIdle(Clock::time_point idleSince) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (lastUse_ > idleSince) return;
-    for (void* data : free_) cudaFreeHost(data);
-    allocated_ -= free_.size();
-    free_.clear();
+    std::vector<void*> idle;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (lastUse_ > idleSince) return;
+      idle.swap(free_);
+      allocated_ -= idle.size();
+    }
+    for (void* data : idle) cudaFreeHost(data);  // unlocked: a call taking a buffer meanwhile does not wait for it
   }
   MemoryUsage usage() {
     std::lock_guard<std::mutex> lock(mutex_);
-    return {0, 0, allocated_ * kStagingBytes};
+    return {0, 0, allocated_ * bytes_};
   }
 
  private:
+  const size_t bytes_;
   std::mutex mutex_;
   std::vector<void*> free_;
   size_t allocated_ = 0;
@@ -191,9 +200,11 @@ DevicePools& poolsOf(int device) {
   return *entry;
 }
 
-StagingPool& stagingPool() {
-  static auto* pool = new StagingPool();
-  return *pool;
+// The pool of stagingSizeFor(bytes) buffers (never destroyed, as the device pools).
+StagingPool& stagingPool(size_t bytes) {
+  static auto* small = new StagingPool(kSmallStagingBytes);
+  static auto* large = new StagingPool(kStagingBytes);
+  return stagingSizeFor(bytes) == kSmallStagingBytes ? *small : *large;
 }
 
 // The devices the probe found (device.cu), without asking the driver again.
@@ -221,15 +232,16 @@ PooledStream::~PooledStream() {
   poolsOf(device_).streams.release(stream_);
 }
 
-StagingBuffer::StagingBuffer() : data_(stagingPool().acquire()) {}
-StagingBuffer::~StagingBuffer() { stagingPool().release(data_); }
-std::unique_ptr<StagingBuffer> StagingBuffer::ifCached() {
-  void* data = stagingPool().tryAcquire();
-  return data ? std::unique_ptr<StagingBuffer>(new StagingBuffer(data)) : nullptr;
+StagingBuffer::StagingBuffer(size_t bytes) : data_(stagingPool(bytes).acquire()), bytes_(stagingSizeFor(bytes)) {}
+StagingBuffer::~StagingBuffer() { stagingPool(bytes_).release(data_); }
+std::unique_ptr<StagingBuffer> StagingBuffer::ifCached(size_t bytes) {
+  void* data = stagingPool(bytes).tryAcquire();
+  return data ? std::unique_ptr<StagingBuffer>(new StagingBuffer(data, stagingSizeFor(bytes))) : nullptr;
 }
 
 MemoryUsage cudaMemoryUsage() {
-  MemoryUsage total = stagingPool().usage();
+  MemoryUsage total = stagingPool(kSmallStagingBytes).usage();
+  total.stagingBytes += stagingPool(kStagingBytes).usage().stagingBytes;
   for (int device : knownDevices()) {
     const MemoryUsage usage = poolsOf(device).memory.usage();
     total.deviceBytesInUse += usage.deviceBytesInUse;
@@ -241,7 +253,8 @@ MemoryUsage cudaMemoryUsage() {
 void cudaTrimIdle(double idleSeconds) {
   const auto idleSince = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(idleSeconds));
   for (int device : knownDevices()) poolsOf(device).memory.releaseCachedIfIdle(device, idleSince);
-  stagingPool().releaseCachedIfIdle(idleSince);
+  stagingPool(kSmallStagingBytes).releaseCachedIfIdle(idleSince);
+  stagingPool(kStagingBytes).releaseCachedIfIdle(idleSince);
 }
 
 }  // namespace cuda_matmul

@@ -49,24 +49,36 @@ class PooledStream {
 // initialises its CUDA context, which takes long enough to keep off the JavaScript thread.
 bool cudaDeviceStarted(int device);
 
-// A page-locked host buffer of kStagingBytes for staging copies to and from pageable memory.
+// Page-locked host buffers for staging copies to and from pageable memory, in two sizes: kStagingBytes for large
+// transfers, which go through them piece by piece, and kSmallStagingBytes for what fits one. Making a buffer
+// (cudaHostAlloc) takes the driver's time in proportion to its size, and while it runs the other threads' CUDA calls
+// wait, the JavaScript thread's included: 64 loops of 1 MiB Matrix traffic made 57 buffers of 8 MiB as they started,
+// and the JavaScript thread's calls waited up to 12 ms (bench/NOTES.md, session 35).
 constexpr size_t kStagingBytes = size_t{8} << 20;
+constexpr size_t kSmallStagingBytes = size_t{1} << 20;
+// The size of staging buffer that `bytes` take: the small one where it holds them.
+constexpr size_t stagingSizeFor(size_t bytes) { return bytes <= kSmallStagingBytes ? kSmallStagingBytes : kStagingBytes; }
+
 // Buffers go back to the pool's cache and stay there until the process is idle (trimIdle): freeing one
 // (cudaFreeHost) waits for the device, and making one (cudaHostAlloc) takes milliseconds, too long for the
 // JavaScript thread, which gives buffers back as calls settle.
 class StagingBuffer {
  public:
-  StagingBuffer();
+  // A buffer of stagingSizeFor(bytes).
+  explicit StagingBuffer(size_t bytes = kStagingBytes);
   ~StagingBuffer();
   StagingBuffer(const StagingBuffer&) = delete;
   StagingBuffer& operator=(const StagingBuffer&) = delete;
   void* get() const { return data_; }
-  // A cached buffer, or null where the cache has none: for the JavaScript thread, which must not make one.
-  static std::unique_ptr<StagingBuffer> ifCached();
+  size_t bytes() const { return bytes_; }
+  // A cached buffer of stagingSizeFor(bytes), or null where the cache has none: for the JavaScript thread, which
+  // must not make one.
+  static std::unique_ptr<StagingBuffer> ifCached(size_t bytes);
 
  private:
-  explicit StagingBuffer(void* data) : data_(data) {}
+  StagingBuffer(void* data, size_t bytes) : data_(data), bytes_(bytes) {}
   void* data_;
+  size_t bytes_;
 };
 
 }  // namespace cuda_matmul

@@ -154,7 +154,7 @@ std::unique_ptr<Work> enqueueResidentDownload(const std::shared_ptr<DeviceReside
     return std::make_unique<DeviceWork>(ordered.stream, HeldResources{matrix});
   }
   const bool fits = bytes <= static_cast<int64_t>(kStagingBytes);
-  if (std::shared_ptr<StagingBuffer> staging = fits ? StagingBuffer::ifCached() : nullptr) {
+  if (std::shared_ptr<StagingBuffer> staging = fits ? StagingBuffer::ifCached(static_cast<size_t>(bytes)) : nullptr) {
     auto* staged = static_cast<float*>(staging->get());
     copy(staged, cols, *matrix, cudaMemcpyDeviceToHost);
     return std::make_unique<DeviceWork>(

@@ -54,7 +54,7 @@ void multiplyStaged(const KernelPlan& plan, const GemmRequest& r, int64_t entry)
   std::optional<DeviceResident> aTransposed, bTransposed;
   KernelOperandB operandB(plan, device, s.k, s.n);
   const ProductLaunch launch(plan, device, s.m, s.n, s.k);
-  const StagingBuffer staging;
+  const StagingBuffer staging(static_cast<size_t>(layout.bytes()));
   const PooledStream stream(device);  // destroyed first: waits for the copies before the buffers go back
   float* const host = static_cast<float*>(staging.get());
   float* const dev = memory.floats();

@@ -22,8 +22,9 @@ struct TransferQueue::Slot {
   cudaEvent_t done = nullptr;
   bool pending = false;
 
-  float* floats() {
-    if (!buffer) buffer.emplace();
+  // Its buffer, made (or remade) to hold `bytes`; the last DMA from it has been waited for.
+  float* floats(size_t bytes) {
+    if (!buffer || buffer->bytes() < stagingSizeFor(bytes)) buffer.emplace(bytes);
     return static_cast<float*>(buffer->get());
   }
   void record(cudaStream_t stream) {
@@ -44,9 +45,12 @@ struct Piece {
   int64_t row, col, rows, cols;
 };
 
+// The staging size for a rows×cols transfer: a small buffer for one that fits it, else pieces of the large ones.
+size_t stagingBytesOf(int64_t rows, int64_t cols) { return stagingSizeFor(sizeof(float) * rows * cols); }
+
 std::vector<Piece> piecesOf(int64_t rows, int64_t cols) {
   std::vector<Piece> pieces;
-  const int64_t perBuffer = static_cast<int64_t>(kStagingBytes / sizeof(float));
+  const int64_t perBuffer = static_cast<int64_t>(stagingBytesOf(rows, cols) / sizeof(float));
   if (cols <= perBuffer) {
     const int64_t rowsPer = perBuffer / cols;
     for (int64_t r = 0; r < rows; r += rowsPer) pieces.push_back({r, 0, std::min(rowsPer, rows - r), cols});
@@ -86,12 +90,14 @@ void TransferQueue::upload(const HostMatrix& host, DeviceRows device) {
   if (host.pinned)
     return copy2D(device.data, device.pitch, host.data, host.cols, host.rows, host.cols, cudaMemcpyHostToDevice,
                   stream_, "cudaMemcpy2DAsync(to device)");
+  const size_t staging = stagingBytesOf(host.rows, host.cols);
   for (const Piece& p : piecesOf(host.rows, host.cols)) {
     Slot& s = slot(nextSlot_++);
     s.wait();
-    parallelCopyRows(s.floats(), sizeof(float) * p.cols, host.data + p.row * host.cols + p.col, sizeof(float) * host.cols,
+    float* const buffer = s.floats(staging);
+    parallelCopyRows(buffer, sizeof(float) * p.cols, host.data + p.row * host.cols + p.col, sizeof(float) * host.cols,
                      sizeof(float) * p.cols, p.rows);
-    copy2D(device.data + p.row * device.pitch + p.col, device.pitch, s.floats(), p.cols, p.rows, p.cols,
+    copy2D(device.data + p.row * device.pitch + p.col, device.pitch, buffer, p.cols, p.rows, p.cols,
            cudaMemcpyHostToDevice, stream_, "cudaMemcpy2DAsync(staging to device)");
     s.record(stream_);
   }
@@ -103,11 +109,12 @@ void TransferQueue::download(DeviceRows device, float* host, int64_t rows, int64
     return copy2D(host, cols, device.data, device.pitch, rows, cols, cudaMemcpyDeviceToHost, stream_,
                   "cudaMemcpy2DAsync(to host)");
   const std::vector<Piece> pieces = piecesOf(rows, cols);
+  const size_t staging = stagingBytesOf(rows, cols);
   auto startPiece = [&](size_t i) {
     const Piece& p = pieces[i];
     Slot& s = slot(i);
     s.wait();
-    copy2D(s.floats(), p.cols, device.data + p.row * device.pitch + p.col, device.pitch, p.rows, p.cols,
+    copy2D(s.floats(staging), p.cols, device.data + p.row * device.pitch + p.col, device.pitch, p.rows, p.cols,
            cudaMemcpyDeviceToHost, stream_, "cudaMemcpy2DAsync(device to staging)");
     s.record(stream_);
   };
@@ -120,9 +127,9 @@ void TransferQueue::download(DeviceRows device, float* host, int64_t rows, int64
     s.wait();
     float* const out = host + p.row * cols + p.col;
     if (scale)
-      parallelCombineRows(out, cols, s.floats(), p.cols, p.cols, p.rows, scale->alpha, scale->beta);
+      parallelCombineRows(out, cols, s.floats(staging), p.cols, p.cols, p.rows, scale->alpha, scale->beta);
     else
-      parallelCopyRows(out, sizeof(float) * cols, s.floats(), sizeof(float) * p.cols, sizeof(float) * p.cols, p.rows);
+      parallelCopyRows(out, sizeof(float) * cols, s.floats(staging), sizeof(float) * p.cols, sizeof(float) * p.cols, p.rows);
   }
 }
 
