@@ -4,8 +4,9 @@
 //     device already up, one product, no transposes, a kernel that reads B as it is and K unsplit: staged in
 //     one page-locked buffer on the JavaScript thread and launched there; the kernel reads and writes that
 //     buffer over the bus (unified addressing), and the binding polls for the end. At most kMaxInline at once,
-//     each holding one staging buffer.
-//   - staged (panels.cu): A, B and C fit one staging buffer (pools.h, kStagingBytes, 8 MiB): one copy in, one
+//     each holding one staging buffer, a cached one (with none cached, the call takes the thread pool).
+//   - staged (panels.cu): A, B and C fit one staging buffer (pools.h: the 1 MiB ones where they hold them, else
+//     kStagingBytes, 8 MiB): one copy in, one
 //     launch (transposes first where asked), one copy out, on one stream — for a 64³ product panels and
 //     events would cost more than the work.
 //   - panels (panels.cu, the seeds' Mul grown into a pipeline): B (and a transposed A) go up first; then C is
