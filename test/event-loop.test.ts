@@ -42,19 +42,24 @@ test('control: matmulSync blocks the event loop, so the measure above can fail',
 // half second stalls 0–220 ms in gaps of 20–40 ms, alone or beside the rest of the GPU suite (bench/NOTES.md,
 // session 35), and that made this test fail one run in a few; the defect above stalls all the time.
 describeGpu(gpuSuiteName('the event loop under Matrix traffic'), () => {
+  const [m, k, n] = [64, 4096, 1024];
+  // One request: its m×k input uploaded, multiplied by the weights W, the result downloaded, both disposed.
+  const request = async (x: Float32Array, W: Matrix) => {
+    const X = await Matrix.from(x, m, k);
+    const Y = await X.matmul(W);
+    await Y.toArray();
+    X.dispose();
+    Y.dispose();
+  };
+
   test('timers keep firing while 64 from → matmul → toArray → dispose loops run', async () => {
-    const [m, k, n] = [64, 4096, 1024];
     const x = randomMatrix(m * k);
     const W = await Matrix.from(randomMatrix(k * n), k, n);
     let stop = false;
     let products = 0;
     const loop = async () => {
       while (!stop) {
-        const X = await Matrix.from(x, m, k);
-        const Y = await X.matmul(W);
-        await Y.toArray();
-        X.dispose();
-        Y.dispose();
+        await request(x, W);
         products++;
       }
     };
@@ -81,18 +86,11 @@ describeGpu(gpuSuiteName('the event loop under Matrix traffic'), () => {
   // cudaFree, which wait for the device. Run on the JavaScript thread, it stalled the event loop 44–71 ms after a
   // burst of this traffic (8 MiB staging buffers), 12–20 ms with 1 MiB ones (bench/NOTES.md, session 35).
   test('the idle trim frees the pools off the JavaScript thread', async () => {
-    const [m, k, n] = [64, 4096, 1024];
     const x = randomMatrix(m * k);
     const W = await Matrix.from(randomMatrix(k * n), k, n);
     await Promise.all(
       Array.from({ length: 64 }, async () => {
-        for (let i = 0; i < 10; i++) {
-          const X = await Matrix.from(x, m, k);
-          const Y = await X.matmul(W);
-          await Y.toArray();
-          X.dispose();
-          Y.dispose();
-        }
+        for (let i = 0; i < 10; i++) await request(x, W);
       }),
     );
     W.dispose();

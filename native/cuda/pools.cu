@@ -1,6 +1,7 @@
 #include "cuda/pools.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -200,12 +201,13 @@ DevicePools& poolsOf(int device) {
   return *entry;
 }
 
-// The pool of stagingSizeFor(bytes) buffers (never destroyed, as the device pools).
-StagingPool& stagingPool(size_t bytes) {
-  static auto* small = new StagingPool(kSmallStagingBytes);
-  static auto* large = new StagingPool(kStagingBytes);
-  return stagingSizeFor(bytes) == kSmallStagingBytes ? *small : *large;
+// The staging pools, small then large (never destroyed, as the device pools).
+const std::array<StagingPool*, 2>& stagingPools() {
+  static const std::array<StagingPool*, 2> pools{new StagingPool(kSmallStagingBytes), new StagingPool(kStagingBytes)};
+  return pools;
 }
+// The pool of stagingSizeFor(bytes) buffers.
+StagingPool& stagingPool(size_t bytes) { return *stagingPools()[stagingSizeFor(bytes) == kSmallStagingBytes ? 0 : 1]; }
 
 // The devices the probe found (device.cu), without asking the driver again.
 std::vector<int> knownDevices() {
@@ -240,8 +242,8 @@ std::unique_ptr<StagingBuffer> StagingBuffer::ifCached(size_t bytes) {
 }
 
 MemoryUsage cudaMemoryUsage() {
-  MemoryUsage total = stagingPool(kSmallStagingBytes).usage();
-  total.stagingBytes += stagingPool(kStagingBytes).usage().stagingBytes;
+  MemoryUsage total;
+  for (StagingPool* pool : stagingPools()) total.stagingBytes += pool->usage().stagingBytes;
   for (int device : knownDevices()) {
     const MemoryUsage usage = poolsOf(device).memory.usage();
     total.deviceBytesInUse += usage.deviceBytesInUse;
@@ -253,8 +255,7 @@ MemoryUsage cudaMemoryUsage() {
 void cudaTrimIdle(double idleSeconds) {
   const auto idleSince = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(idleSeconds));
   for (int device : knownDevices()) poolsOf(device).memory.releaseCachedIfIdle(device, idleSince);
-  stagingPool(kSmallStagingBytes).releaseCachedIfIdle(idleSince);
-  stagingPool(kStagingBytes).releaseCachedIfIdle(idleSince);
+  for (StagingPool* pool : stagingPools()) pool->releaseCachedIfIdle(idleSince);
 }
 
 }  // namespace cuda_matmul

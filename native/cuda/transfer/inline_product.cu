@@ -53,18 +53,20 @@ class InlineProduct : public Work {
   float* c_;
 };
 
-bool takesInlineRoute(const KernelPlan& plan, const GemmRequest& r) {
+// `bytes`: the product's staged layout (StagedProduct).
+bool takesInlineRoute(const KernelPlan& plan, const GemmRequest& r, double bytes) {
   const GemmShape& s = r.shape;
   return r.batch == 1 && !s.transA && !s.transB && !plan.row->transposedB && cudaDeviceStarted(r.choice.device) &&
-         StagedProduct(s).bytes() <= kInlineBytes && !plan.splitsForAccuracy(s.m, paddedPitch(s.n), s.k) &&
+         bytes <= kInlineBytes && !plan.splitsForAccuracy(s.m, paddedPitch(s.n), s.k) &&
          inFlight.load() < kMaxInline;
 }
 
 }  // namespace
 
 std::unique_ptr<Work> startInline(const KernelPlan& plan, const GemmRequest& r) {
-  if (!takesInlineRoute(plan, r)) return nullptr;
-  std::unique_ptr<StagingBuffer> staging = StagingBuffer::ifCached(static_cast<size_t>(StagedProduct(r.shape).bytes()));
+  const double bytes = StagedProduct(r.shape).bytes();
+  if (!takesInlineRoute(plan, r, bytes)) return nullptr;
+  std::unique_ptr<StagingBuffer> staging = StagingBuffer::ifCached(static_cast<size_t>(bytes));
   if (!staging) return nullptr;
   checkCuda(cudaSetDevice(r.choice.device), "cudaSetDevice");
   auto product = std::make_unique<InlineProduct>(r.choice.device, r.shape, r.c, std::move(staging));
