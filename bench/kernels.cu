@@ -37,6 +37,7 @@
 #include "cuda/kernels/transpose.cu"
 #include "cuda/kernels/3_wgmma.cu"
 #include "cuda/kernels/4_wgmma_transposed.cu"
+#include "cuda/kernels/5_wgmma_f16.cu"
 #include "bench_common.cuh"
 
 using cuda_matmul::checkCuda;
@@ -141,7 +142,8 @@ double backToBackMs(Problem& p, const Runner& run, int count) {
 
 // A kernel of the product, in one precision; kernels that read Bᵀ get it transposed into bt first, as the
 // product does, and that transpose is timed with them. Where the plan splits K, the product's ProductLaunch runs
-// it (launch.cu: the slices, their float64 sum, and the magnitude classes the product finds too).
+// it (launch.cu: the slices, their float64 sum, and the magnitude classes the product finds too), as it runs a kernel
+// that makes fp16 copies in its scratch (wgmma-f16), the copies included.
 Runner product(const cuda_matmul::KernelPlan& plan, float* bt) {
   auto split = std::make_shared<std::unique_ptr<cuda_matmul::ProductLaunch>>();
   return [plan, &kernel = *plan.variant, transposedB = plan.row->transposedB, precision = plan.precision, bt,
@@ -154,8 +156,11 @@ Runner product(const cuda_matmul::KernelPlan& plan, float* bt) {
       o.b = bt;
       o.ldb = ldbt;
     }
-    if (plan.splitFor(o.m, cuda_matmul::paddedPitch(o.n), o.k).slices > 1) {
-      if (!*split) *split = std::make_unique<cuda_matmul::ProductLaunch>(plan, 0, o.m, o.n, o.k);
+    // A ProductLaunch's runs share B (its row panels): wgmma-f16's, which keeps B's copy, is made for each call
+    // (its scratch comes from the pool), since the timed runs rotate the input sets.
+    const bool halfCopies = cuda_matmul::multipliesHalfCopies(*plan.row, precision);
+    if (plan.splitFor(o.m, cuda_matmul::paddedPitch(o.n), o.k).slices > 1 || halfCopies) {
+      if (!*split || halfCopies) *split = std::make_unique<cuda_matmul::ProductLaunch>(plan, 0, o.m, o.n, o.k);
       (*split)->run(o, nullptr);
       return;
     }
@@ -270,6 +275,8 @@ std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props,
       list.push_back({std::string(wgmma.variant->name) + ", Bᵀ given", tf32, onGivenTranspose(wgmma, p)});
       list.push_back({std::string(transposed.variant->name) + " (step 4)", tf32, product(transposed, p.bt)});
     }
+    const KernelPlan half = planOf(Kernel::WgmmaF16, Precision::Tf32, p, props);
+    list.push_back({std::string(half.variant->name) + " tf32 (step 5)", true, product(half, p.bt)});
   }
   if (tune) {
     for (const Kernel kernel : {Kernel::Mma, Kernel::Wgmma, Kernel::WgmmaT}) {

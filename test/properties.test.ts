@@ -21,6 +21,7 @@ const OPTIONS: [string, MatmulOptions, number][] = [
               ['cuda wgmma tf32', { kernel: 'wgmma', precision: 'tf32' }, 3e-3],
               ['cuda wgmma-t', { kernel: 'wgmma-t' }, 1e-5],
               ['cuda wgmma-t tf32', { kernel: 'wgmma-t', precision: 'tf32' }, 3e-3],
+              ['cuda wgmma-f16 tf32', { kernel: 'wgmma-f16', precision: 'tf32' }, 3e-3],
             ]
           : []),
       ] as [string, MatmulOptions, number][])

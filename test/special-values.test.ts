@@ -24,6 +24,7 @@ const VARIANTS: Variant[] = [
               { name: 'cuda wgmma fp32', options: { kernel: 'wgmma' }, longKBound: 2 * 2.9e-6 },
               { name: 'cuda wgmma-t tf32', options: { kernel: 'wgmma-t', precision: 'tf32' }, longKBound: 2 * 6.6e-4 },
               { name: 'cuda wgmma-t fp32', options: { kernel: 'wgmma-t' }, longKBound: 2 * 2.9e-6 },
+              { name: 'cuda wgmma-f16 tf32', options: { kernel: 'wgmma-f16', precision: 'tf32' }, longKBound: 2 * 6.6e-4 },
             ]
           : []),
       ] as Variant[])

@@ -40,7 +40,6 @@
 #include "cuda/kernels/hopper.cuh"
 #include "cuda/kernels/kernel.h"
 #include "cuda/kernels/registry.h"
-#include "cuda/status.h"
 
 namespace cuda_matmul {
 namespace wgmma_t {  // named, so that bench/kernels.cu can include this file beside 3_wgmma.cu
@@ -168,8 +167,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
                         const float* __restrict__ A, int64_t lda,
                         const float* B, int64_t ldb, float* __restrict__ C, int64_t ldc, int64_t M, int64_t K,
                         int64_t N, int64_t sliceDepth, int64_t sliceStride, int64_t tiles, int64_t groupRows,
-                        const uint32_t* aClasses, const uint32_t* bClasses) {
+                        const uint32_t* aClasses, const uint32_t* bClasses, const uint32_t* onlyIf) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if (onlyIf && *onlyIf == 0) return;  // a fallback not needed this time (kernel.h, GemmOperands::onlyIf)
   extern __shared__ uint8_t sharedBytes[];
   uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
   constexpr int kStages = T::kStages, kRows = T::kRows;
@@ -336,15 +336,6 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 #endif
 }
 
-// Persistent grids: one block per multiprocessor of the current device, as CUDA listed it once (device.cu).
-int multiprocessors() {
-  int device = 0;
-  checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-  for (const DeviceDescription& listed : cudaStatus().devices)
-    if (listed.index == device) return listed.multiprocessors;
-  throw MatmulError(ErrorKind::Failure, "internal error: wgmma-t launched on a device CUDA did not list");
-}
-
 // B is read as the caller holds it (k×n, ldb): the registry row says transposedB = false.
 template <class T>
 void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStream_t stream) {
@@ -369,7 +360,7 @@ void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStrea
     const int blocks = static_cast<int>(std::min<int64_t>(tiles, gridLimit));
     wgmmaTransposedGemm<T><<<blocks, T::kThreads, T::kSharedBytes, stream>>>(
         mapA, mapB, o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb, o.c + first * o.sliceStride, o.ldc, o.m,
-        depth, o.n, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, tiles, groupRows, o.aClasses, o.bClasses);
+        depth, o.n, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, tiles, groupRows, o.aClasses, o.bClasses, o.onlyIf);
   });
 }
 

@@ -99,11 +99,18 @@ inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) 
   return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
 }
 
-// 'auto' takes the fastest kernel measured (bench/NOTES.md): where wgmma runs, wgmma-t for products with few rows
-// and wgmma for large ones; otherwise the tensor-core kernel where the device has tensor cores it can use (3xTF32
-// beats FFMA at every shape measured, at better than fp32 accuracy), else blocktile. Muld is never the fastest;
-// it stays selectable as the readable baseline.
+// Whether wgmma-f16 (step 5: tf32 exactly on the fp16 tensor cores) pays for a tf32 product: where the fp16
+// product's time saved over step 4's TF32 one exceeds its two passes over A and B (PROVISIONAL: to be measured).
+inline bool halfCopiesPay(int64_t m, int64_t k, int64_t n) { return m >= 4096 && n >= 4096 && k >= 2048; }
+
+// 'auto' takes the fastest kernel measured (bench/NOTES.md): where wgmma runs, wgmma-f16 for large tf32 products,
+// wgmma-t for products with few rows and wgmma for large ones; otherwise the tensor-core kernel where the device
+// has tensor cores it can use (3xTF32 beats FFMA at every shape measured, at better than fp32 accuracy), else
+// blocktile. Muld is never the fastest; it stays selectable as the readable baseline.
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
+  if (precision == Precision::Tf32 && runsOn(kernelRow(Kernel::WgmmaF16), device.major, device.minor) &&
+      halfCopiesPay(m, k, n))
+    return Kernel::WgmmaF16;
   const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(m, k, n, device.multiprocessors);
   const bool transposedPays = wgmmaTransposedPaysFor(precision, m, k, n, device.multiprocessors) || largeTf32;
   if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && transposedPays) return Kernel::WgmmaT;

@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "cuda/check.h"
 #include "cuda/kernels/kernel.h"
+#include "cuda/status.h"
 
 namespace cuda_matmul {
 namespace hopper {
@@ -198,6 +199,16 @@ inline CUtensorMap tileMap(const float* matrix, int64_t rows, int64_t cols, int6
   if (result != CUDA_SUCCESS)
     throw MatmulError(ErrorKind::Failure, "cuTensorMapEncodeTiled failed (error " + std::to_string(result) + ")");
   return map;
+}
+
+// Persistent grids (wgmma-t, wgmma-f16): one block per multiprocessor of the current device, as CUDA listed it once
+// (device.cu).
+inline int multiprocessors() {
+  int device = 0;
+  checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+  for (const DeviceDescription& listed : cudaStatus().devices)
+    if (listed.index == device) return listed.multiprocessors;
+  throw MatmulError(ErrorKind::Failure, "internal error: a persistent kernel launched on a device CUDA did not list");
 }
 
 // TMA coordinates are 32-bit: K goes to the kernel in chunks of at most this many, each with tensor maps of its own.

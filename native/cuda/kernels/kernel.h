@@ -37,6 +37,14 @@ struct GemmOperands {
   // transposed B, the inline route) it passes them; ProductLaunch (launch.cu) finds the others.
   const uint32_t* aClasses = nullptr;
   const uint32_t* bClasses = nullptr;
+  // For a kernel that multiplies copies of its operands it makes itself (registry.h, halfOperands): device memory
+  // ProductLaunch gives it (halfOperandBytes), and whether an earlier run on the same stream (a row panel before
+  // this one) already made B's copy there.
+  void* scratch = nullptr;
+  bool scratchHoldsB = false;
+  // When set, the kernel does nothing unless *onlyIf is non-zero by the time it runs: step 4 as step 5's fallback,
+  // decided on the device (5_wgmma_f16.cu).
+  const uint32_t* onlyIf = nullptr;
 };
 
 // Whether every row of a matrix at p with row pitch ld starts 16-byte aligned (float4 / 16-byte copies).

@@ -69,6 +69,8 @@ ProductLaunch::ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows
     : plan_(plan), kernel_(*plan.variant), pitch_(paddedPitch(n)), device_(device) {
   split_ = plan.splitFor(maxRows, pitch_, k);
   if (splits()) workspace_.emplace(device, sizeof(float) * static_cast<size_t>(split_.slices * maxRows * pitch_));
+  if (multipliesHalfCopies(*plan.row, plan.precision))
+    scratch_.emplace(device, static_cast<size_t>(halfOperandBytes(maxRows, k, n)));
 }
 
 void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
@@ -76,7 +78,11 @@ void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
     o.exactB = o.b;
     o.exactLdb = o.ldb;
   }
-  if (plan_.row->checksMagnitudes && (!o.aClasses || !o.bClasses)) {
+  if (scratch_) {
+    o.scratch = scratch_->floats();
+    o.scratchHoldsB = scratchHoldsB_;
+    scratchHoldsB_ = true;
+  } else if (plan_.row->checksMagnitudes && (!o.aClasses || !o.bClasses)) {
     if (!classes_) classes_.emplace(device_, 2 * sizeof(uint32_t));
     auto* const own = reinterpret_cast<uint32_t*>(classes_->floats());  // A's word, then B's
     if (!classified_) {

@@ -21,7 +21,8 @@ class ProductLaunch {
 
   // C = A·B for `operands` (b as the kernel reads it; exactB, when unset, is b) on `stream`. Successive runs
   // (row panels) share B. For a kernel that splits its operands into TF32 parts (registry.h,
-  // checksMagnitudes), A's and B's magnitudes are classified first (helpers.cuh, splitLosesProducts): B once.
+  // checksMagnitudes), A's and B's magnitudes are classified first (helpers.cuh, splitLosesProducts): B once;
+  // a kernel that makes fp16 copies (halfOperands) finds them itself as it makes them.
   void run(GemmOperands operands, cudaStream_t stream) const;
 
   // Whether this launch splits K (it then needs its workspace).
@@ -38,6 +39,9 @@ class ProductLaunch {
   // them (a Matrix carries its own: its products allocate nothing here).
   mutable std::optional<DeviceAllocation> classes_;
   mutable bool classified_ = false;  // B's found, A's begun (ORed over the runs: the row panels)
+  // A halfOperands kernel's scratch (registry.h): its fp16 copies; B's is made by the first run and kept.
+  std::optional<DeviceAllocation> scratch_;
+  mutable bool scratchHoldsB_ = false;
 };
 
 }  // namespace cuda_matmul

@@ -19,6 +19,9 @@ struct KernelRow {
   bool checksMagnitudes;                    // splits operands into TF32 parts: A's and B's magnitudes are
                                             // classified first (helpers.cuh, splitLosesProducts)
   bool splitsKToFill;                       // splits K where its grid leaves SMs idle (choose.h, chooseFillSlices)
+  // In tf32, multiplies fp16 copies of A and B it makes in scratch memory ProductLaunch gives it (halfOperandBytes),
+  // finding A's and B's magnitude classes as it makes them.
+  bool halfOperands;
   // Long K is split into slices of at most this depth, summed in float64 (choose.h, chooseKSplit).
   int64_t sliceDepthFp32, sliceDepthTf32;
 };
@@ -29,6 +32,9 @@ KernelVariants blockTileVariants(Precision);  // 1_blocktile.cu: step 1, 128×12
 KernelVariants mmaVariants(Precision);        // 2_mma.cu: step 2, tensor cores (3xTF32)
 KernelVariants wgmmaVariants(Precision);      // 3_wgmma.cu: step 3, Hopper wgmma + TMA (and 3xTF32 for fp32)
 KernelVariants wgmmaTransposedVariants(Precision);  // 4_wgmma_transposed.cu: step 4, Cᵀ = Bᵀ·Aᵀ, B as stored
+KernelVariants wgmmaF16Variants(Precision);  // 5_wgmma_f16.cu: step 5, tf32 exactly on the fp16 tensor cores
+// The scratch bytes a halfOperands kernel needs for launches of up to `rows` rows of C, depth k, n columns.
+int64_t halfOperandBytes(int64_t rows, int64_t k, int64_t n);
 
 // Slice depths (bench/NOTES.md, "Long K"): the FFMA kernels add one product at a time (1024); mma in fp32 adds
 // 8-deep sums rounded to nearest (8192); mma's TF32 accumulates in the tensor cores (4096, where its error is
@@ -37,13 +43,14 @@ KernelVariants wgmmaTransposedVariants(Precision);  // 4_wgmma_transposed.cu: st
 // and slices of 4096 put 8192³ in row panels with a float64 sum (Matrices 40 in flight: 0.83× the unsplit kernel
 // in tf32, 0.93× in fp32; bench/NOTES.md, "Long K on wgmma").
 inline constexpr KernelRow kKernelRegistry[] = {
-    // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  fill  depth fp32, tf32
-    {Kernel::Auto, nullptr, 0, false, false, false, false, 0, 0},  // the plan always names a kernel
-    {Kernel::Muld, muldVariants, 0, false, false, false, false, 1024, 1024},  // the seeds' kernel, as they launch it
-    {Kernel::BlockTile, blockTileVariants, 0, false, false, false, false, 1024, 1024},
-    {Kernel::Mma, mmaVariants, 8, false, false, true, true, 8192, 4096},
-    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, true, 8192, 8192},
-    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, 8192, 8192},
+    // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  fill  fp16   depth fp32, tf32
+    {Kernel::Auto, nullptr, 0, false, false, false, false, false, 0, 0},  // the plan always names a kernel
+    {Kernel::Muld, muldVariants, 0, false, false, false, false, false, 1024, 1024},  // the seeds' kernel, as they launch it
+    {Kernel::BlockTile, blockTileVariants, 0, false, false, false, false, false, 1024, 1024},
+    {Kernel::Mma, mmaVariants, 8, false, false, true, true, false, 8192, 4096},
+    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, true, false, 8192, 8192},
+    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, false, 8192, 8192},
+    {Kernel::WgmmaF16, wgmmaF16Variants, 9, true, false, true, true, true, 8192, 8192},
 };
 
 constexpr bool registryFollowsOptions() {
@@ -74,6 +81,11 @@ inline Rounding transposedBRounding(Precision precision) {
   return precision == Precision::Fp32 ? Rounding::Tf32Split : Rounding::Tf32;
 }
 inline int64_t transposedBParts(Precision precision) { return precision == Precision::Fp32 ? 2 : 1; }
+
+// Whether this launch multiplies fp16 copies made in ProductLaunch's scratch (halfOperands, in tf32).
+inline bool multipliesHalfCopies(const KernelRow& row, Precision precision) {
+  return row.halfOperands && precision == Precision::Tf32;
+}
 
 inline int64_t sliceDepth(const KernelRow& row, Precision precision) {
   return precision == Precision::Fp32 ? row.sliceDepthFp32 : row.sliceDepthTf32;

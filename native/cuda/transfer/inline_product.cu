@@ -56,7 +56,7 @@ class InlineProduct : public Work {
 // `bytes`: the product's staged layout (StagedProduct).
 bool takesInlineRoute(const KernelPlan& plan, const GemmRequest& r, double bytes) {
   const GemmShape& s = r.shape;
-  return r.batch == 1 && !s.transA && !s.transB && !plan.row->transposedB && cudaDeviceStarted(r.choice.device) &&
+  return r.batch == 1 && !s.transA && !s.transB && !plan.row->transposedB && !multipliesHalfCopies(*plan.row, plan.precision) && cudaDeviceStarted(r.choice.device) &&
          bytes <= kInlineBytes && !plan.splitsForAccuracy(s.m, paddedPitch(s.n), s.k) &&
          inFlight.load() < kMaxInline;
 }

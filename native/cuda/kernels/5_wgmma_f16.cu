@@ -1,0 +1,557 @@
+// Step 5 of the kernel progression: tf32 products on Hopper's fp16 tensor cores, which run twice as fast as its
+// TF32 ones (wgmma m64n256k16 takes as long as m64n256k8 in TF32). Improves on step 4 (4_wgmma_transposed.cu),
+// which at 4096³ and 8192³ keeps the TF32 tensor pipe 94–97% busy, as cuBLAS TF32 does: no TF32 kernel gets much
+// past cuBLAS TF32 there (bench/NOTES.md, issue 14, session 35). The same product in fp16 does, exactly:
+//   - TF32 keeps 10 bits of each operand's significand, as fp16 does; fp16 lacks TF32's exponent range. Scaled by a
+//     power of two, a float whose scaled magnitude lies in fp16's normal range [2^-14, 2^15] rounds to fp16 exactly
+//     as it rounds to TF32 (to nearest), and the tensor cores' products of 11-bit significands and fp32
+//     accumulation are those of the TF32 instruction. So each row k of B is scaled by 2^v_k, its largest magnitude
+//     into [2^14, 2^15), and each row i of A by 2^(s_i − v_k) at column k, its largest such product into the same
+//     range: A_ik·B_kj = 2^-s_i · A'_ik·B'_kj, and row i of C is 2^-s_i times the fp16 product's row, unscaled as
+//     it is stored. Two passes (scaleRowsOfB, scaleRowsOfA) read A and B once each and write them in fp16;
+//   - the product itself is step 3's structure on both operands in shared memory: a producer warpgroup brings
+//     128×64 tiles of A (K-major) and 64×256 tiles of B (as stored: wgmma reads 16-bit operands MN-major too) by TMA
+//     in the 128-byte swizzle, two consumer warpgroups multiply 64×256 each; persistent blocks walk the tiles in
+//     groups of 8 tile rows, the producer loading the next tile while the consumers store the last;
+//   - a value the scaling cannot hold exactly (one more than 2^28 below its row's largest, which fp16 would make
+//     subnormal) and a non-finite one mark their row of C (A) or column (B) to be recomputed with fp32 FMAs in order,
+//     as every kernel recomputes non-finite results (kernels/helpers.cuh): NaN and ±∞ where an IEEE product has
+//     them, and no value lost below the scaling. Ordinary data marks none. Past kMarked rows or columns, the
+//     product is step 4's in TF32 instead (its launch waits on a flag in device memory, so nothing waits on the host).
+// Special values: every operand is finite and scaled within range wherever the fp16 product is kept, so it needs no
+// magnitude classes; the passes find them for the fallback. Long K is split by the plan into slices, as step 4's.
+// fp32 requests run step 4's 3xTF32 variants (an fp16 split for fp32 accuracy is not built).
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/errors.h"
+#include "cuda/check.h"
+#include "cuda/kernels/choose.h"
+#include "cuda/kernels/helpers.cuh"
+#include "cuda/kernels/hopper.cuh"
+#include "cuda/kernels/kernel.h"
+#include "cuda/kernels/registry.h"
+
+namespace cuda_matmul {
+namespace wgmma_f16 {  // named, so that bench/kernels.cu can include this file beside the other steps
+namespace {
+
+using namespace hopper;
+
+constexpr int kRows = 128, kCols = 256;  // C's tile: two consumer warpgroups of 64 rows × 256 columns
+constexpr int kDepth = 64;               // k per stage: 64 halves, one 128-byte swizzle row of A's tile
+constexpr int kBoxCols = 64;             // B's stage tile in boxes of 64 columns (128 bytes) × kDepth rows
+constexpr int kTileBytesA = kRows * kDepth * 2, kBoxBytesB = kBoxCols * kDepth * 2, kTileBytesB = kCols * kDepth * 2;
+constexpr int kStageBytes = kTileBytesA + kTileBytesB, kStages = 4;
+// Stages, then 2 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
+constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+constexpr int kThreads = 384;  // warpgroup 0 produces, 1 and 2 multiply
+constexpr int kGroupRows = 8;
+
+constexpr int kTopExponent = 14;     // a row's largest magnitude is scaled into [2^14, 2^15)
+constexpr int kLowestNormal = -14;   // fp16's smallest normal exponent
+constexpr int kZeroRow = INT_MAX;    // v_k of a row of B with no finite non-zero value: its products are 0
+constexpr int kMarked = 32;          // rows and columns recomputed with fp32 FMAs at most; past them, step 4
+
+// The scratch memory ProductLaunch gives this kernel (kernel.h, GemmOperands::scratch), for up to `rows` rows of
+// C: a header of flags and counts, the marked rows' and columns' indices, a flag per column of B, B's exponents, its
+// marked columns gathered (k each) and B in fp16, then A's exponents and A in fp16 (rows padded to 8 halves: 16
+// bytes, as TMA needs).
+enum Header : int {
+  kFallback,    // nonzero: step 4 computes this run (marks past kMarked, here or in B)
+  kRowCount,    // rows of A marked
+  kAClasses,    // A's magnitude classes (helpers.cuh), for the fallback
+  kColCount,    // columns of B marked
+  kBClasses,
+  kBFallback,   // B alone marked more than kMarked columns
+  kHeaderWords = 8
+};
+struct Scratch {
+  uint32_t* header;
+  int32_t *rowList, *colList;
+  uint32_t* colFlag;  // n
+  int32_t *expB, *expA;  // k, rows
+  float* markedB;        // min(kMarked, n) × k: column colList[c] of B at c·k
+  __half *a, *b;
+  int64_t k, lda, ldb;  // K (markedB's stride); a's and b's row pitches in halves
+
+  // Each part 256-byte aligned (base is: cudaMalloc's). Laid out from address 0 for its size alone.
+  Scratch(void* base, int64_t rows, int64_t depth, int64_t n) : k(depth), lda((depth + 7) / 8 * 8), ldb((n + 7) / 8 * 8) {
+    uintptr_t p = reinterpret_cast<uintptr_t>(base);
+    auto take = [&p](int64_t bytes) {
+      void* const at = reinterpret_cast<void*>(p);
+      p += static_cast<uintptr_t>((bytes + 255) / 256 * 256);
+      return at;
+    };
+    // B's parts first: a row panel with fewer rows than the first (the last) finds B's copy where the first made it.
+    header = reinterpret_cast<uint32_t*>(take(4 * (kHeaderWords + 2 * kMarked)));
+    rowList = reinterpret_cast<int32_t*>(header + kHeaderWords);
+    colList = rowList + kMarked;
+    colFlag = reinterpret_cast<uint32_t*>(take(4 * n));
+    expB = reinterpret_cast<int32_t*>(take(4 * k));
+    markedB = reinterpret_cast<float*>(take(4 * std::min<int64_t>(kMarked, n) * k));
+    b = reinterpret_cast<__half*>(take(2 * k * ldb));
+    expA = reinterpret_cast<int32_t*>(take(4 * rows));
+    a = reinterpret_cast<__half*>(take(2 * rows * lda));
+    bytes = static_cast<int64_t>(p - reinterpret_cast<uintptr_t>(base));
+  }
+  int64_t bytes;
+};
+
+// --- the scaling passes -----------------------------------------------------------------------------------------
+
+constexpr int kPassThreads = 256;
+
+// The largest of each thread's `top` and `high` and the smallest of its `low` over the block (blockDim.x ==
+// kPassThreads).
+__device__ __forceinline__ void blockExtremes(int& top, uint32_t& high, uint32_t& low) {
+  __shared__ int tops[kPassThreads / 32];
+  __shared__ uint32_t highs[kPassThreads / 32], lows[kPassThreads / 32];
+  for (int offset = 16; offset > 0; offset /= 2) {
+    top = max(top, __shfl_xor_sync(0xffffffffu, top, offset));
+    high = max(high, __shfl_xor_sync(0xffffffffu, high, offset));
+    low = min(low, __shfl_xor_sync(0xffffffffu, low, offset));
+  }
+  __syncthreads();  // the arrays' previous use has been read
+  if (threadIdx.x % 32 == 0) tops[threadIdx.x / 32] = top, highs[threadIdx.x / 32] = high, lows[threadIdx.x / 32] = low;
+  __syncthreads();
+  top = tops[0], high = highs[0], low = lows[0];
+  for (int w = 1; w < kPassThreads / 32; ++w) top = max(top, tops[w]), high = max(high, highs[w]), low = min(low, lows[w]);
+}
+
+// Appends `index` to a list of at most kMarked (its count at header[count]); past that, sets header[overflow].
+__device__ __forceinline__ void mark(uint32_t* header, int count, int overflow, int32_t* list, int32_t index) {
+  const uint32_t at = atomicAdd(&header[count], 1u);
+  if (at < kMarked) list[at] = index;
+  else atomicOr(&header[overflow], 1u);
+}
+
+// The passes work on a float's magnitude bits m (|x|'s, ordered as the magnitudes) and its biased exponent
+// field E = m >> 23 (0 for zeros and subnormals). Scaling a normal x by 2^shift adds shift to E: exact, and one
+// integer add, where the result is normal. fp16 holds x·2^shift exactly when that exponent is at least fp16's
+// smallest normal one; the scaling keeps every value under 2^15 (E + shift ≤ 141).
+constexpr int kBias = 127;
+constexpr int kLowestHeld = kBias + kLowestNormal;  // the least biased exponent fp16 holds exactly: 113
+__device__ __forceinline__ uint32_t magnitudeBits(float x) { return __float_as_uint(x) & 0x7fffffffu; }
+
+// x·2^shift in fp16 if it is held exactly, with `held` saying whether it was (zero is; ±∞ and NaN are not).
+__device__ __forceinline__ __half scaledHalf(float x, int shift, bool& held) {
+  const uint32_t m = magnitudeBits(x), biased = m >> 23;
+  if (biased != 0 && m < kInfinityBits) {  // normal: the common case
+    held = static_cast<int>(biased) + shift >= kLowestHeld;
+    return __float2half_rn(held ? __uint_as_float(__float_as_uint(x) + (static_cast<uint32_t>(shift) << 23)) : 0.0f);
+  }
+  held = m < kInfinityBits && (m == 0 || ilogbf(x) + shift >= kLowestNormal);  // zero, or a subnormal
+  return __float2half_rn(held && m != 0 ? scalbnf(x, shift) : 0.0f);
+}
+
+// A row's two visits (its largest magnitude, then its fp16 copy) by a block: the first loads it four floats at a
+// time, kCached loads issued before the first is used, and keeps them in registers for the second, which loads
+// only the rest again. (One load at a time and the whole row read twice, the passes ran at 1.5 TB/s.)
+constexpr int kCached = 4;  // float4s per thread: rows up to 4096 floats are read once
+struct RowVisit {
+  const float* __restrict__ row;
+  int64_t n;
+  float4 cache[kCached];
+
+  // Calls f(c, x) for each x = row[c].
+  template <class F>
+  __device__ __forceinline__ void first(F&& f) {
+    const int64_t quads = n / 4;
+#pragma unroll
+    for (int u = 0; u < kCached; ++u)
+      if (threadIdx.x + int64_t{u} * kPassThreads < quads) cache[u] = reinterpret_cast<const float4*>(row)[threadIdx.x + u * kPassThreads];
+#pragma unroll
+    for (int u = 0; u < kCached; ++u) {
+      const int64_t q = threadIdx.x + int64_t{u} * kPassThreads;
+      if (q < quads) f(4 * q, cache[u].x), f(4 * q + 1, cache[u].y), f(4 * q + 2, cache[u].z), f(4 * q + 3, cache[u].w);
+    }
+    for (int64_t q = threadIdx.x + int64_t{kCached} * kPassThreads; q < quads; q += kPassThreads) {
+      const float4 x = reinterpret_cast<const float4*>(row)[q];
+      f(4 * q, x.x), f(4 * q + 1, x.y), f(4 * q + 2, x.z), f(4 * q + 3, x.w);
+    }
+    for (int64_t c = 4 * quads + threadIdx.x; c < n; c += kPassThreads) f(c, row[c]);
+  }
+
+  // Stores h(c, x), an fp16 value, at out[c] for each x = row[c] (out 16-byte aligned).
+  template <class H>
+  __device__ __forceinline__ void second(__half* out, H&& h) {
+    const int64_t quads = n / 4;
+    auto store = [&](int64_t q, float4 x) {
+      __half2 pair[2] = {__halves2half2(h(4 * q, x.x), h(4 * q + 1, x.y)), __halves2half2(h(4 * q + 2, x.z), h(4 * q + 3, x.w))};
+      *reinterpret_cast<uint2*>(out + 4 * q) = *reinterpret_cast<uint2*>(pair);
+    };
+#pragma unroll
+    for (int u = 0; u < kCached; ++u) {
+      const int64_t q = threadIdx.x + int64_t{u} * kPassThreads;
+      if (q < quads) store(q, cache[u]);
+    }
+    for (int64_t q = threadIdx.x + int64_t{kCached} * kPassThreads; q < quads; q += kPassThreads)
+      store(q, reinterpret_cast<const float4*>(row)[q]);
+    for (int64_t c = 4 * quads + threadIdx.x; c < n; c += kPassThreads) out[c] = h(c, row[c]);
+  }
+};
+
+// The magnitude classes (helpers.cuh) of a row whose smallest non-zero magnitude bits are `low` and largest finite
+// ones `high`.
+__device__ __forceinline__ uint32_t classesOf(uint32_t low, uint32_t high) {
+  return (low < kTinyBelowBits ? kTinySeen : 0u) | (high > kHugeAboveBits ? kHugeSeen : 0u);
+}
+constexpr uint32_t kNoneYet = 0xffffffffu;  // `low` of a row with no non-zero value
+
+// Row r of B (n columns, ldb) scaled by 2^v_r into s.b, v_r into s.expB[r]; columns holding a value not held
+// exactly are marked (once each); B's magnitude classes ORed into the header. A block per row.
+__global__ void __launch_bounds__(kPassThreads) scaleRowsOfB(const float* __restrict__ B, int64_t ldb, int64_t k,
+                                                             int64_t n, Scratch s) {
+  for (int64_t r = blockIdx.x; r < k; r += gridDim.x) {
+    RowVisit visit{B + r * ldb, n};
+    uint32_t high = 0, low = kNoneYet;  // the largest finite magnitude bits, the smallest non-zero ones
+    visit.first([&](int64_t, float x) {
+      const uint32_t m = magnitudeBits(x);
+      high = max(high, m < kInfinityBits ? m : 0u);
+      low = min(low, m != 0 ? m : kNoneYet);
+    });
+    int unused = 0;
+    blockExtremes(unused, high, low);
+    const int v = high == 0 ? kZeroRow : kTopExponent - ilogbf(__uint_as_float(high));
+    if (threadIdx.x == 0) {
+      s.expB[r] = v;
+      if (const uint32_t classes = classesOf(low, high)) atomicOr(&s.header[kBClasses], classes);
+    }
+    visit.second(s.b + r * s.ldb, [&](int64_t c, float x) {
+      bool held;
+      const __half h = v == kZeroRow ? __half() : scaledHalf(x, v, held);
+      if (v == kZeroRow) held = x == 0.0f;
+      if (!held && atomicExch(&s.colFlag[c], 1u) == 0) mark(s.header, kColCount, kBFallback, s.colList, static_cast<int32_t>(c));
+      return h;
+    });
+  }
+}
+
+// Row i of A (k columns, lda) scaled by 2^(s_i − v_k) at column k into s.a, s_i into s.expA[i]; rows holding a
+// value not held exactly are marked. A block per row; block 0 also carries B's fallback into this run's flag.
+__global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __restrict__ A, int64_t lda, int64_t m,
+                                                             int64_t k, Scratch s) {
+  if (blockIdx.x == 0 && threadIdx.x == 0 && s.header[kBFallback]) atomicOr(&s.header[kFallback], 1u);
+  for (int64_t i = blockIdx.x; i < m; i += gridDim.x) {
+    RowVisit visit{A + i * lda, k};
+    // The largest E − v_k over finite non-zero values (subnormals count as E = 0, above their exponent: safe, as
+    // a larger top only scales the row further down); against rows of B of zeros (v_k = kZeroRow) none counts.
+    int top = INT_MIN;
+    uint32_t high = 0, low = kNoneYet;
+    visit.first([&](int64_t c, float x) {
+      const uint32_t bits = magnitudeBits(x);
+      const int v = s.expB[c];
+      const bool counts = bits != 0 && bits < kInfinityBits && v != kZeroRow;
+      top = max(top, counts ? static_cast<int>(bits >> 23) - v : INT_MIN);
+      high = max(high, bits < kInfinityBits ? bits : 0u);
+      low = min(low, bits != 0 ? bits : kNoneYet);
+    });
+    blockExtremes(top, high, low);
+    const int scale = top == INT_MIN ? 0 : kTopExponent + kBias - top;  // E − v_k + scale ≤ 141 = 14 + kBias
+    bool marked = false;
+    visit.second(s.a + i * s.lda, [&](int64_t c, float x) {
+      const int v = s.expB[c];
+      bool held;
+      // Against a row of B of zeros, A's value only needs to be finite (∞·0 is NaN).
+      const __half h = v == kZeroRow ? __half() : scaledHalf(x, scale - v, held);
+      if (v == kZeroRow) held = finite(x);
+      marked |= !held;
+      return h;
+    });
+    if (__syncthreads_or(marked) && threadIdx.x == 0) mark(s.header, kRowCount, kFallback, s.rowList, static_cast<int32_t>(i));
+    if (threadIdx.x == 0) {
+      s.expA[i] = scale;
+      if (const uint32_t classes = classesOf(low, high)) atomicOr(&s.header[kAClasses], classes);
+    }
+  }
+}
+
+// The marked columns of B (k×n, ldb), each gathered into s.markedB (k floats) for the recomputation's loads.
+__global__ void gatherMarkedColumns(const float* __restrict__ B, int64_t ldb, int64_t k, Scratch s) {
+  const int count = min(static_cast<int>(s.header[kColCount]), kMarked);
+  if (s.header[kFallback] || blockIdx.y >= count) return;
+  const int64_t col = s.colList[blockIdx.y];
+  for (int64_t r = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; r < k; r += int64_t{gridDim.x} * blockDim.x)
+    s.markedB[blockIdx.y * k + r] = B[r * ldb + col];
+}
+
+// --- the product ------------------------------------------------------------------------------------------------
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// Shared-memory descriptor of B's stage tile from k row `k0` on: MN-major in the 128-byte swizzle, 64-column boxes
+// kBoxBytesB apart (the leading byte offset), 8-row groups of k 1024 bytes apart (the stride byte offset).
+__device__ __forceinline__ uint64_t descriptorMNMajor(const void* tile) {
+  const uint64_t address = sharedAddress(tile);
+  return ((address & 0x3FFFF) >> 4) | (uint64_t{kBoxBytesB >> 4} << 16) | (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
+}
+
+#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+// d (64×256 per warpgroup, fp32, 128 per thread) += A (64×16, fp16, K-major) · B (16×256, fp16, MN-major), both
+// from shared memory.
+__device__ __forceinline__ void wgmma64x256x16(float (&d)[128], uint64_t a, uint64_t b) {
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+      "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "
+      "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "
+      "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, "
+      "%93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, "
+      "%113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, 1, 1, 1, 0, 1;\n"
+      : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56), D8(64), D8(72), D8(80), D8(88), D8(96), D8(104),
+        D8(112), D8(120)
+      : "l"(a), "l"(b));
+}
+#undef D8
+
+// One tile of work: C's first row and column, over one slice of K (as step 4's workTile, tiles of 128×256).
+struct WorkTile {
+  int64_t row, col, kBegin, depth;
+};
+__device__ __forceinline__ WorkTile workTile(int64_t t, int64_t M, int64_t N, int64_t K, int64_t sliceDepth) {
+  const int64_t rowTiles = (M + kRows - 1) / kRows, colTiles = (N + kCols - 1) / kCols;
+  const int64_t slice = t / (rowTiles * colTiles), inSlice = t % (rowTiles * colTiles);
+  const int64_t kBegin = sliceDepth > 0 ? slice * sliceDepth : 0;
+  const int64_t depth = sliceDepth > 0 && K - kBegin > sliceDepth ? sliceDepth : K - kBegin;
+  const int64_t perGroup = kGroupRows * colTiles, firstRow = inSlice / perGroup * kGroupRows;
+  const int64_t rowsInGroup = min(rowTiles - firstRow, int64_t{kGroupRows}), inGroup = inSlice % perGroup;
+  return {(firstRow + inGroup % rowsInGroup) * kRows, inGroup / rowsInGroup * kCols, kBegin, depth};
+}
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+// C (M×N, ldc) = 2^-s_i · A'·B' over `tiles` work tiles; split K: slice z into C + z·sliceStride. Does nothing
+// when the run fell back to step 4.
+__global__ void __launch_bounds__(kThreads, 1)
+    f16Gemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, float* __restrict__ C,
+            int64_t ldc, int64_t M, int64_t K, int64_t N, int64_t sliceDepth, int64_t sliceStride, int64_t tiles,
+            bool pairs, Scratch s) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if (s.header[kFallback]) return;
+  extern __shared__ uint8_t sharedBytes[];
+  uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
+  uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes);
+  uint64_t* const empty = full + kStages;
+  auto tileA = [&](int stage) { return stages + stage * kStageBytes; };
+  auto tileB = [&](int stage) { return stages + stage * kStageBytes + kTileBytesA; };
+  if (threadIdx.x == 0) {
+    for (int stage = 0; stage < kStages; ++stage) {
+      barrierInit(&full[stage], 1);   // the producer's expect-bytes arrival, then the TMA's bytes
+      barrierInit(&empty[stage], 2);  // one arrival per consumer warpgroup
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (threadIdx.x != 0) return;
+    int use = 0;  // stages filled so far, over every tile
+    for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+      const WorkTile w = workTile(t, M, N, K, sliceDepth);
+      const int kTiles = static_cast<int>((w.depth + kDepth - 1) / kDepth);
+      for (int kt = 0; kt < kTiles; ++kt, ++use) {
+        const int stage = use % kStages, k0 = static_cast<int>(w.kBegin + int64_t{kt} * kDepth);
+        if (use >= kStages) barrierWait(&empty[stage], ((use / kStages) & 1) ^ 1);  // its last use has finished
+        barrierExpectBytes(&full[stage], kStageBytes);
+        tmaLoad(tileA(stage), &mapA, k0, static_cast<int>(w.row), &full[stage]);
+        for (int box = 0; box < kCols / kBoxCols; ++box)
+          tmaLoad(tileB(stage) + box * kBoxBytesB, &mapB, static_cast<int>(w.col + box * kBoxCols), k0, &full[stage]);
+      }
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  const int consumer = warpgroup - 1, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const bool lead = threadIdx.x % 128 == 0;
+  int use = 0;
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const WorkTile w = workTile(t, M, N, K, sliceDepth);
+    const int kTiles = static_cast<int>((w.depth + kDepth - 1) / kDepth);
+    float d[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i) d[i] = 0.0f;
+    for (int kt = 0; kt < kTiles; ++kt) {
+      const int u = use + kt, stage = u % kStages;
+      // 16 halves = 32 bytes along A's swizzled rows, 16 rows of B's tile.
+      auto multiply = [&](auto steps) {
+#pragma unroll
+        for (int kk = 0; kk < decltype(steps)::value; ++kk)
+          wgmma64x256x16(d, sharedDescriptor(tileA(stage) + consumer * 64 * 128 + kk * 32),
+                         descriptorMNMajor(tileB(stage) + kk * 16 * 128));
+      };
+      barrierWait(&full[stage], (u / kStages) & 1);
+      wgmmaFence();
+      // A slice of K ends on a multiple of 32 (choose.h, kSliceAlignment), which may be halfway through a stage,
+      // whose other half then holds the next slice's k: such a stage is multiplied half deep. (At K's own end the
+      // TMA fills zeros.)
+      if (w.depth - int64_t{kt} * kDepth > kDepth / 2)
+        multiply(std::integral_constant<int, kDepth / 16>{});
+      else
+        multiply(std::integral_constant<int, kDepth / 32>{});
+      wgmmaCommit();
+      // This stage's products stay in flight; the previous stage's are done once one group is pending.
+      wgmmaWait<1>();
+      pinRegisters(d);
+      if (kt > 0 && lead) barrierArrive(&empty[(u - 1) % kStages]);
+    }
+    wgmmaWait<0>();
+    pinRegisters(d);
+    if (kTiles > 0 && lead) barrierArrive(&empty[(use + kTiles - 1) % kStages]);
+    use += kTiles;
+    // d[4j + 2h + q]: row 16·warp + 8h + g, column 8j + 2t + q of this warpgroup's 64×256 (lane = 4g + t).
+    const int64_t slice = sliceDepth > 0 ? w.kBegin / sliceDepth : 0;
+    float* const c = C + slice * sliceStride;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int64_t row = w.row + consumer * 64 + warp * 16 + 8 * h + lane / 4;
+      if (row >= M) continue;
+      const int unscale = -s.expA[row];
+      // A multiply by 2^unscale where that is a float (one rounding, as scalbnf's, subnormal results included:
+      // no flush-to-zero here), else scalbnf.
+      const bool multiply = unscale >= -126 && unscale <= 127;
+      const float factor = multiply ? __int_as_float((unscale + 127) << 23) : 1.0f;
+      auto unscaled = [&](float x) { return multiply ? x * factor : scalbnf(x, unscale); };
+#pragma unroll
+      for (int j = 0; j < kCols / 8; ++j)
+        storePair(c + row * ldc, w.col + 8 * j + 2 * (lane % 4), N, unscaled(d[4 * j + 2 * h]),
+                  unscaled(d[4 * j + 2 * h + 1]), pairs, 0.0f);
+    }
+  }
+#endif
+}
+
+// --- the marked rows and columns, in fp32 -----------------------------------------------------------------------
+
+// Row rowList[blockIdx.y] of C, slice blockIdx.z, by fp32 FMAs in order: a thread per column.
+__global__ void recomputeMarkedRows(const float* __restrict__ A, int64_t lda, const float* __restrict__ B, int64_t ldb,
+                                   float* C, int64_t ldc, int64_t K, int64_t N, int64_t sliceDepth,
+                                   int64_t sliceStride, Scratch s) {
+  const int count = min(static_cast<int>(s.header[kRowCount]), kMarked);
+  const int64_t col = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (s.header[kFallback] || blockIdx.y >= count || col >= N) return;
+  const int64_t row = s.rowList[blockIdx.y];
+  const int64_t begin = sliceDepth > 0 ? blockIdx.z * sliceDepth : 0, end = sliceDepth > 0 ? min(K, begin + sliceDepth) : K;
+  float sum = 0.0f;
+  for (int64_t p = begin; p < end; ++p) sum = fmaf(A[row * lda + p], B[p * ldb + col], sum);
+  C[blockIdx.z * sliceStride + row * ldc + col] = sum;
+}
+
+// The marked columns of C, slice blockIdx.z, by fp32 FMAs in order: a thread per row, all marked columns at once
+// (A's row read once), B's marked columns from s.markedB (whole K long: this chunk of K starts kOffset in).
+__global__ void recomputeMarkedColumns(const float* __restrict__ A, int64_t lda, float* C, int64_t ldc, int64_t M,
+                                       int64_t K, int64_t sliceDepth, int64_t sliceStride, int64_t kOffset, Scratch s) {
+  const int count = min(static_cast<int>(s.header[kColCount]), kMarked);
+  const int64_t row = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (s.header[kFallback] || count == 0 || row >= M) return;
+  const int64_t begin = sliceDepth > 0 ? blockIdx.z * sliceDepth : 0, end = sliceDepth > 0 ? min(K, begin + sliceDepth) : K;
+  float sums[kMarked];
+#pragma unroll
+  for (int c = 0; c < kMarked; ++c) sums[c] = 0.0f;
+  for (int64_t p = begin; p < end; ++p) {
+    const float a = A[row * lda + p];
+#pragma unroll
+    for (int c = 0; c < kMarked; ++c)
+      if (c < count) sums[c] = fmaf(a, s.markedB[c * s.k + kOffset + p], sums[c]);
+  }
+#pragma unroll
+  for (int c = 0; c < kMarked; ++c)
+    if (c < count) C[blockIdx.z * sliceStride + row * ldc + s.colList[c]] = sums[c];
+}
+
+// --- the launch -------------------------------------------------------------------------------------------------
+
+// A tensor map over a row-major rows×cols fp16 matrix (pitch ld halves) in boxes of boxRows×64, 128-byte swizzled;
+// reads past the edges fill zeros.
+CUtensorMap halfMap(const __half* matrix, int64_t rows, int64_t cols, int64_t ld, int boxRows) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(__half)};
+  const cuuint32_t box[2] = {kBoxCols, static_cast<cuuint32_t>(boxRows)}, unit[2] = {1, 1};
+  const CUresult result = encodeTiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<__half*>(matrix), dims,
+                                        strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS)
+    throw MatmulError(ErrorKind::Failure, "cuTensorMapEncodeTiled failed (error " + std::to_string(result) + ")");
+  return map;
+}
+
+// Blocks for a pass with a block per row: enough to fill the SMs several times over, rows in a grid-stride loop.
+unsigned passBlocks(int64_t rows) { return static_cast<unsigned>(std::clamp<int64_t>(rows, 1, 8192)); }
+
+// tf32: the passes, the fp16 product, the marked rows and columns, and step 4 for a run that fell back.
+void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) {
+  if (!readyToLaunch(o, precision, false, "wgmma-f16", "B")) return;
+  if (!o.scratch) throw MatmulError(ErrorKind::Failure, "internal error: wgmma-f16 launched without its scratch memory");
+  if (o.m > INT32_MAX - kRows || o.n > INT32_MAX - kCols || !chunksOfK(o))
+    throw MatmulError(ErrorKind::Range, "wgmma-f16: this shape needs the plan's split of K (internal error)");
+  const Scratch s(o.scratch, o.m, o.k, o.n);
+  constexpr size_t kRunWords = 3 * sizeof(uint32_t);  // kFallback, kRowCount, kAClasses: found again each run
+  static_assert(kFallback == 0 && kRowCount == 1 && kAClasses == 2, "the header's per-run words come first");
+  if (!o.scratchHoldsB) {
+    checkCuda(cudaMemsetAsync(s.header, 0, sizeof(uint32_t) * kHeaderWords, stream), "cudaMemsetAsync(wgmma-f16 header)");
+    checkCuda(cudaMemsetAsync(s.colFlag, 0, sizeof(uint32_t) * o.n, stream), "cudaMemsetAsync(wgmma-f16 column flags)");
+    scaleRowsOfB<<<passBlocks(o.k), kPassThreads, 0, stream>>>(o.exactB, o.exactLdb, o.k, o.n, s);
+    checkCuda(cudaGetLastError(), "wgmma-f16: B in fp16");
+  } else {
+    checkCuda(cudaMemsetAsync(s.header, 0, kRunWords, stream), "cudaMemsetAsync(wgmma-f16 header)");
+  }
+  scaleRowsOfA<<<passBlocks(o.m), kPassThreads, 0, stream>>>(o.a, o.lda, o.m, o.k, s);
+  checkCuda(cudaGetLastError(), "wgmma-f16: A in fp16");
+  gatherMarkedColumns<<<dim3(static_cast<unsigned>(std::min<int64_t>((o.k + 255) / 256, 64)), kMarked), 256, 0, stream>>>(
+      o.exactB, o.exactLdb, o.k, s);
+  checkCuda(cudaGetLastError(), "wgmma-f16: marked columns");
+
+  static SharedMemoryOptIn optIn;
+  optIn.ensure(f16Gemm, kSharedBytes, "cudaFuncSetAttribute(wgmma-f16 shared memory)");
+  const int64_t tilesPerSlice = ((o.m + kRows - 1) / kRows) * ((o.n + kCols - 1) / kCols);
+  const bool pairs = reinterpret_cast<uintptr_t>(o.c) % 8 == 0 && o.ldc % 2 == 0 && o.sliceStride % 2 == 0;
+  forEachChunkOfK(o, [&](int64_t first, int64_t slices, int64_t begin, int64_t depth) {
+    // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
+    const CUtensorMap mapA = halfMap(s.a + begin, o.m, std::max<int64_t>(depth, 1), s.lda, kRows);
+    const CUtensorMap mapB = halfMap(s.b + begin * s.ldb, std::max<int64_t>(depth, 1), o.n, s.ldb, kDepth);
+    const int64_t sliceDepth = o.slices == 1 ? 0 : o.sliceDepth, tiles = tilesPerSlice * slices;
+    float* const c = o.c + first * o.sliceStride;
+    f16Gemm<<<static_cast<unsigned>(std::min<int64_t>(tiles, multiprocessors())), kThreads, kSharedBytes, stream>>>(
+        mapA, mapB, c, o.ldc, o.m, depth, o.n, sliceDepth, o.sliceStride, tiles, pairs, s);
+    checkCuda(cudaGetLastError(), "wgmma-f16");
+    const float* const a = o.a + begin;
+    recomputeMarkedRows<<<dim3(static_cast<unsigned>((o.n + 255) / 256), kMarked, static_cast<unsigned>(slices)), 256, 0,
+                          stream>>>(a, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb, c, o.ldc, depth, o.n, sliceDepth,
+                                    o.sliceStride, s);
+    recomputeMarkedColumns<<<dim3(static_cast<unsigned>((o.m + 127) / 128), 1, static_cast<unsigned>(slices)), 128, 0,
+                             stream>>>(a, o.lda, c, o.ldc, o.m, depth, sliceDepth, o.sliceStride, begin, s);
+    checkCuda(cudaGetLastError(), "wgmma-f16: marked rows and columns");
+  });
+  // Step 4 in TF32 where too many rows or columns were marked: launched always, it does nothing unless the flag
+  // says so. The passes found A's and B's classes for it.
+  GemmOperands fallback = o;
+  fallback.onlyIf = &s.header[kFallback];
+  fallback.aClasses = &s.header[kAClasses];
+  fallback.bClasses = &s.header[kBClasses];
+  const KernelVariant& step4 = chooseVariant(wgmmaTransposedVariants(Precision::Tf32), o.m, o.k, o.n, multiprocessors());
+  step4.launch(fallback, precision, stream);
+}
+
+constexpr KernelVariant kTf32Variants[] = {{"wgmma-f16 128x256", launchF16, {kRows, kCols}, true}};
+
+}  // namespace
+}  // namespace wgmma_f16
+
+int64_t halfOperandBytes(int64_t rows, int64_t k, int64_t n) { return wgmma_f16::Scratch(nullptr, rows, k, n).bytes; }
+
+// fp32 requests take step 4's 3xTF32 variants, as wgmma-t would (no fp16 split for fp32 accuracy is built).
+KernelVariants wgmmaF16Variants(Precision precision) {
+  return precision == Precision::Fp32 ? wgmmaTransposedVariants(precision) : KernelVariants(wgmma_f16::kTf32Variants);
+}
+
+}  // namespace cuda_matmul

@@ -1,0 +1,92 @@
+// The GPU suite, kernel wgmma-f16 (step 5: tf32 on the fp16 tensor cores, rows of A and B scaled by powers of two so
+// that fp16 holds each value exactly as TF32 does): the correctness suite in tf32 at every wgmma-t shape (its K
+// splits included, which end halfway through a 64-deep stage), fp32 (step 4's 3xTF32) at the small ones, and the
+// scaling's edges: rows and columns it cannot hold recomputed in fp32, and past 32 of them the product computed by
+// step 4. Without a usable GPU of compute capability 9.0 it is reported as skipped.
+import { matmul, Matrix } from '../lib';
+import { correctnessSuite } from './correctness.shared';
+import { describeGpu, describeHopper, FP32_TOLERANCE, gpuSuiteName, randomMatrix, referenceProduct, SMALL_SHAPES, TF32_TOLERANCE, WGMMA_T_TEST_SHAPES } from './helpers';
+
+const TF32 = { kernel: 'wgmma-f16', precision: 'tf32' } as const;
+
+/** Elements where `got` and float64's `want` (rounded to float32) differ in class (NaN, +∞, −∞, finite). */
+function classMismatches(got: Float32Array, want: Float64Array): number {
+  const classOf = (x: number) => (Number.isNaN(x) ? 'nan' : Number.isFinite(x) ? 'finite' : x > 0 ? '+inf' : '-inf');
+  return want.reduce((wrong, w, i) => wrong + (classOf(Math.fround(w)) === classOf(got[i]) ? 0 : 1), 0);
+}
+
+/**
+ * Finite elements farther from float64's `want` than 3e-3 of their own scale, Σ_p |a_ip||b_pj|, plus 1e-40 (a sum
+ * below float32's range is 0 in any float32 product), as special-values.test.ts allows.
+ */
+function disagreeing(got: Float32Array, want: Float64Array, a: Float32Array, b: Float32Array, m: number, k: number, n: number): number {
+  const scale = referenceProduct(a.map(Math.abs), b.map(Math.abs), m, k, n);
+  return want.reduce((wrong, w, i) => wrong + (Number.isFinite(Math.fround(w)) && !(Math.abs(got[i] - w) <= 3e-3 * scale[i] + 1e-40) ? 1 : 0), 0);
+}
+
+describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
+  describeHopper('kernel wgmma-f16, precision tf32', () => {
+    correctnessSuite(TF32, WGMMA_T_TEST_SHAPES, TF32_TOLERANCE);
+  });
+  describeHopper('kernel wgmma-f16, precision fp32 (step 4, 3xTF32)', () => {
+    correctnessSuite({ kernel: 'wgmma-f16' }, SMALL_SHAPES, FP32_TOLERANCE);
+  });
+
+  describeHopper('the scaling of rows to fp16', () => {
+    const [m, k, n] = [300, 200, 310];
+
+    test('rows whose values span more than fp16 holds are recomputed in fp32: the small values count', async () => {
+      // Row r of A: 2^30 against B's row 0, which is zero but in column 0, and U[-1,1] elsewhere. Scaled for the
+      // 2^30, the rest of the row falls below fp16's range; in every column but 0 it is all there is.
+      const a = randomMatrix(m * k), b = randomMatrix(k * n);
+      for (let j = 0; j < n; j++) b[j] = j === 0 ? 1 : 0;
+      for (const r of [0, 5, 77, 299]) a[r * k] = 2 ** 30;
+      const c = await matmul(a, b, { m, k, n }, TF32);
+      expect(disagreeing(c, referenceProduct(a, b, m, k, n), a, b, m, k, n)).toBe(0);
+    });
+
+    test('values near FLT_MAX and subnormals scale exactly; a column of subnormals is recomputed in fp32', async () => {
+      // Row 3 of A near FLT_MAX (B's row 0 a tenth, so that no sum of |a·b| passes it, in any order), row 4
+      // subnormal, column 9 of B subnormal beside B's ordinary values (2^-115 of its rows' largest: marked).
+      const a = randomMatrix(m * k), b = randomMatrix(k * n);
+      for (let p = 0; p < k; p++) a[3 * k + p] *= p === 0 ? 3.3e38 : 1e36;
+      for (let p = 0; p < k; p++) a[4 * k + p] *= 1e-40;
+      for (let j = 0; j < n; j++) b[j] *= 0.1;
+      for (let p = 0; p < k; p++) b[p * n + 9] *= 1e-39;
+      const c = await matmul(a, b, { m, k, n }, TF32);
+      const want = referenceProduct(a, b, m, k, n);
+      expect(classMismatches(c, want)).toBe(0);
+      expect(disagreeing(c, want, a, b, m, k, n)).toBe(0);
+    });
+
+    test.each([
+      ['a few rows and columns (recomputed in fp32)', 3],
+      ['more than 32 rows and columns (the product falls back to step 4)', 40],
+    ])('NaN and ±Infinity in %s: non-finite exactly where float64 has them', async (_what, count) => {
+      const a = randomMatrix(m * k), b = randomMatrix(k * n);
+      const specials = [NaN, Infinity, -Infinity];
+      for (let i = 0; i < count; i++) {
+        a[((7 * i + 1) % m) * k + ((13 * i) % k)] = specials[i % 3];
+        b[((11 * i) % k) * n + ((17 * i + 2) % n)] = specials[(i + 1) % 3];
+      }
+      const c = await matmul(a, b, { m, k, n }, TF32);
+      const want = referenceProduct(a, b, m, k, n);
+      expect(classMismatches(c, want)).toBe(0);
+      expect(disagreeing(c, want, a, b, m, k, n)).toBe(0);
+    });
+
+    test('Matrix products one after another, each B scaled afresh (one with a NaN that marks its column)', async () => {
+      const [M, K, N] = [1000, 300, 700];
+      const a = randomMatrix(M * K), b1 = randomMatrix(K * N), b2 = randomMatrix(K * N);
+      b2[5 * N + 6] = NaN; // marks column 6 of the second product only
+      const A = await Matrix.from(a, M, K);
+      for (const b of [b1, b2, b1]) {
+        const B = await Matrix.from(b, K, N);
+        const c = await (await A.matmul(B, TF32)).toArray();
+        const want = referenceProduct(a, b, M, K, N);
+        expect(classMismatches(c, want)).toBe(0);
+        expect(disagreeing(c, want, a, b, M, K, N)).toBe(0);
+      }
+    });
+  });
+});
