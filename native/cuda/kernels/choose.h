@@ -99,9 +99,19 @@ inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) 
   return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
 }
 
-// Whether wgmma-f16 (step 5: tf32 exactly on the fp16 tensor cores) pays for a tf32 product: where the fp16
-// product's time saved over step 4's TF32 one exceeds its two passes over A and B (PROVISIONAL: to be measured).
-inline bool halfCopiesPay(int64_t m, int64_t k, int64_t n) { return m >= 4096 && n >= 4096 && k >= 2048; }
+// Whether wgmma-f16 (step 5: tf32 exactly on the fp16 tensor cores) pays for a tf32 product: where the time its
+// fp16 product saves over the TF32 kernels (~30% of it, ∝ m·n·k) exceeds what its two passes over A and B cost
+// (∝ (m + n)·k) and a fixed ~40 µs (the passes' and recomputations' launches, a last wave). So by the product's
+// m·n / (m + n) (its "size" for this trade), with a longer K needed where that is smaller. Measured on an H100
+// (bench/NOTES.md, issue 14, session 36: 48 shapes from 2048 to 8192 against 'auto' before): 4096³ 0.315 ms
+// against 0.345, 8192×1024×8192 0.367 against 0.404, 3000×5000×7001 0.605 against 0.855; where it lost or tied,
+// it is not taken: 4096×4096×2048 0.202 against 0.176, 4096×1024×8192 0.219 against 0.207, 2048×4096×8192 0.344
+// against 0.348, 8192×8192×2048 (1.09×, left out: 2048 columns pay only from k 8192 there).
+inline bool halfCopiesPay(int64_t m, int64_t k, int64_t n) {
+  if (m == 0 || n == 0) return false;
+  const int64_t size = m * n / (m + n);
+  return (size >= 2048 && k >= 4096) || (size >= 2700 && k >= 2048) || (size >= 4096 && k >= 1024);
+}
 
 // 'auto' takes the fastest kernel measured (bench/NOTES.md): where wgmma runs, wgmma-f16 for large tf32 products,
 // wgmma-t for products with few rows and wgmma for large ones; otherwise the tensor-core kernel where the device
