@@ -70,7 +70,7 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
   }
   auto operandB = madeB ? madeB : std::make_shared<KernelOperandB>(plan, device, s.k, s.n, scratch);
   const int64_t launchRows = rowsPerLaunch(plan, s);
-  auto launch = std::make_shared<ProductLaunch>(plan, device, launchRows, s.n, s.k);
+  auto launch = std::make_shared<ProductLaunch>(plan, device, launchRows, s.n, s.k, scratch);
   held.push_back(operandB);
   held.push_back(launch);
   const DeviceRows bk = madeB ? operandB->made(b->data()) : operandB->from(b->data(), s.k, s.n, stream);

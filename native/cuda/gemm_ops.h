@@ -12,6 +12,7 @@
 
 #include "core/request.h"
 #include "cuda/kernels/choose.h"
+#include "cuda/kernels/launch.h"
 #include "cuda/resident.h"
 
 namespace cuda_matmul {
@@ -27,12 +28,12 @@ void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, cons
 
 // Device memory of at least `bytes` that work queued on `stream` may use until the next operation queued there
 // (which runs after it): the stream's scratch buffer.
-using StreamScratch = std::function<std::shared_ptr<DeviceAllocation>(size_t bytes)>;
+using StreamScratch = ProductLaunch::ScratchSource;
 
 // c = op(a)·op(b) by the plan's kernel, in one launch where the grid allows and K is not split, else in slices of
 // the plan's panel height (which keeps every grid within CUDA's 65535 blocks in y); a and b as stored for `shape`
 // (transposes made here), α and β applied. A kernel that reads Bᵀ gets it made in `scratch`, or madeB's, made
-// from b earlier on `stream`.
+// from b earlier on `stream`; one that makes fp16 copies (wgmma-f16) makes them in `scratch`.
 // aClasses, bClasses: the operands' magnitude classes where known (kernels/kernel.h), else null.
 void enqueueGemm(const KernelPlan& plan, const DeviceResident& a, const DeviceResident& b, const DeviceResident& c,
                  const GemmShape& shape, cudaStream_t stream, const StreamScratch& scratch, HeldResources& held,

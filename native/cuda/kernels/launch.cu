@@ -65,12 +65,15 @@ void launchClassify(const float* x, int64_t pitch, int64_t rows, int64_t cols, u
   checkCuda(cudaGetLastError(), "magnitude classes");
 }
 
-ProductLaunch::ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows, int64_t n, int64_t k)
+ProductLaunch::ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows, int64_t n, int64_t k,
+                             const ScratchSource& scratch)
     : plan_(plan), kernel_(*plan.variant), pitch_(paddedPitch(n)), device_(device) {
   split_ = plan.splitFor(maxRows, pitch_, k);
   if (splits()) workspace_.emplace(device, sizeof(float) * static_cast<size_t>(split_.slices * maxRows * pitch_));
-  if (multipliesHalfCopies(*plan.row, plan.precision))
-    scratch_.emplace(device, static_cast<size_t>(halfOperandBytes(maxRows, k, n)));
+  if (multipliesHalfCopies(*plan.row, plan.precision)) {
+    const auto bytes = static_cast<size_t>(halfOperandBytes(maxRows, k, n));
+    scratch_ = scratch ? scratch(bytes) : std::make_shared<DeviceAllocation>(device, bytes);
+  }
 }
 
 void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {

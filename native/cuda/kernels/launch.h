@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include "cuda/kernels/kernel.h"
@@ -17,7 +19,11 @@ class ProductLaunch {
  public:
   // For launches of up to maxRows rows of C, n columns, depth k. Constructed before the caller's stream, so
   // that its workspace outlives the work queued on that stream.
-  ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows, int64_t n, int64_t k);
+  // A halfOperands kernel's scratch (registry.h) comes from `scratch` where given (a Matrix operation's stream
+  // scratch, which the next operation on that stream reuses at once), else from the pool.
+  using ScratchSource = std::function<std::shared_ptr<DeviceAllocation>(size_t bytes)>;
+  ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows, int64_t n, int64_t k,
+                const ScratchSource& scratch = nullptr);
 
   // C = A·B for `operands` (b as the kernel reads it; exactB, when unset, is b) on `stream`. Successive runs
   // (row panels) share B. For a kernel that splits its operands into TF32 parts (registry.h,
@@ -40,7 +46,7 @@ class ProductLaunch {
   mutable std::optional<DeviceAllocation> classes_;
   mutable bool classified_ = false;  // B's found, A's begun (ORed over the runs: the row panels)
   // A halfOperands kernel's scratch (registry.h): its fp16 copies; B's is made by the first run and kept.
-  std::optional<DeviceAllocation> scratch_;
+  std::shared_ptr<DeviceAllocation> scratch_;
   mutable bool scratchHoldsB_ = false;
 };
 
