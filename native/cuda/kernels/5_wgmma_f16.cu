@@ -21,6 +21,12 @@
 // Special values: every operand is finite and scaled within range wherever the fp16 product is kept, so it needs no
 // magnitude classes; the passes find them for the fallback. Long K is split by the plan into slices, as step 4's.
 // fp32 requests run step 4's 3xTF32 variants (an fp16 split for fp32 accuracy is not built).
+// Predicted from cuBLAS's own fp16 product on the same host (0.191 ms at 4096³, 1.53 at 8192³; the passes ~70 µs at
+// 4096³ at DRAM's speed): 4096³ ~0.26 ms (1.35× cuBLAS TF32), 8192³ ~1.8 (1.5×). Measured on an H100 (bench/NOTES.md,
+// issue 14, session 36), cuBLAS TF32 in the same run: 4096³ 0.313–0.317 ms (1.10–1.12×), 8192³ 1.93–1.95 (1.40–1.41×),
+// error 2.6e-4 as cuBLAS TF32's. Short of the prediction: the product runs at 73% of the fp16 pipe's peak at ncu's
+// locked clock (247 µs at 4096³; cuBLAS's ~80%), the passes take 94 µs (instruction-bound: ~40 per element), and
+// ~12 µs go to the launches of the recomputations and fallback that do nothing on ordinary data.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
