@@ -2,7 +2,8 @@
 // CUDA events. It includes the product's kernel sources and tile rule directly, so it times exactly what
 // ships; "auto" is the kernel and tile that kernel: 'auto' picks for the shape. --tune adds every mma tile
 // and configurations not built into the product, and every wgmma tile; --back-to-back also times each kernel 40 times queued at once
-// (--back-to-back=N: N times; the H100 reaches its power cap within a few hundred, bench/NOTES.md); --only=TEXT
+// (--back-to-back=N: N times; the H100 reaches its power cap within a few hundred, bench/NOTES.md); --tiny=N plants
+// N values of 1e-12 in A and in B (wgmma-f16's recomputed rows and columns); --only=TEXT
 // times only the kernels whose names contain TEXT (cuBLAS always; repeatable); --resident times
 // only what a Matrix product runs, in both precisions or (--resident=fp32|tf32) one (bench/inflight.js sets Matrices
 // in flight against it).
@@ -59,7 +60,15 @@ struct Problem {
   cuda_matmul::GemmOperands operands(int set) const { return {a[set], b[set], c, m, k, n, lda, ldb, ldc}; }
 };
 
-Problem makeProblem(int64_t m, int64_t k, int64_t n) {
+// `count` values 1e-12 (a value U[-1,1] holds once in ~2^29: 2^-28 below its row's largest, which wgmma-f16's scaling
+// cannot hold exactly) at scattered places of a rows×cols matrix (row pitch ld): --tiny=N puts N in A's rows and N
+// in B's columns, the case where wgmma-f16 recomputes rows and columns (5_wgmma_f16.cu).
+__global__ void plantTiny(float* x, int64_t ld, int64_t rows, int64_t cols, int count, int salt) {
+  for (int i = threadIdx.x; i < count; i += blockDim.x)
+    x[((int64_t{7 + salt} * i + 1) % rows) * ld + (int64_t{13 + salt} * i + salt) % cols] = 1e-12f;
+}
+
+Problem makeProblem(int64_t m, int64_t k, int64_t n, int tiny) {
   Problem p{m, k, n, (k + 3) / 4 * 4, (n + 3) / 4 * 4, (n + 3) / 4 * 4};
   const double bytesPerSet = 4.0 * (m * p.lda + k * p.ldb);
   p.sets = std::max(1, std::min(8, static_cast<int>(std::ceil(200e6 / bytesPerSet))));
@@ -69,6 +78,7 @@ Problem makeProblem(int64_t m, int64_t k, int64_t n) {
     checkCuda(cudaMalloc(&b, k * p.ldb * sizeof(float)), "malloc b");
     fillUniform<<<1024, 256>>>(a, m * p.lda, 1234 + 2 * s);
     fillUniform<<<1024, 256>>>(b, k * p.ldb, 1235 + 2 * s);
+    if (tiny > 0) plantTiny<<<1, 32>>>(a, p.lda, m, k, tiny, 0), plantTiny<<<1, 32>>>(b, p.ldb, k, n, tiny, 4);
     p.a.push_back(a);
     p.b.push_back(b);
   }
@@ -325,6 +335,7 @@ int main(int argc, char** argv) {
   bool tune = false, resident = false;
   std::string residentPrecision;  // --resident=fp32|tf32: that one alone
   int backToBack = 0;  // launches queued at once per kernel, 0: not timed so
+  int tiny = 0;        // --tiny=N: N values of 1e-12 planted in A and in B (plantTiny)
   std::vector<std::string> only;  // --only=TEXT (repeatable): time only the kernels whose names contain one of them
   for (int i = 1; i < argc; ++i) {
     long long m, k, n;
@@ -335,6 +346,7 @@ int main(int argc, char** argv) {
     if (std::sscanf(argv[i], "--back-to-back=%d", &backToBack) == 1 && backToBack < 1) backToBack = 1;
     if (std::sscanf(argv[i], "%lldx%lldx%lld", &m, &k, &n) == 3) shapes.push_back({m, k, n});
     if (std::string(argv[i]).rfind("--only=", 0) == 0) only.push_back(argv[i] + 7);
+    std::sscanf(argv[i], "--tiny=%d", &tiny);
   }
   auto chosen = [&](const std::string& name) {
     return only.empty() ||
@@ -357,7 +369,7 @@ int main(int argc, char** argv) {
   };
   std::vector<SummaryRow> summary;
   for (const auto& s : shapes) {
-    Problem p = makeProblem(s[0], s[1], s[2]);
+    Problem p = makeProblem(s[0], s[1], s[2], tiny);
     auto cublas = [&](cublasComputeType_t compute) {
       return [&handle, compute](const cuda_matmul::GemmOperands& o) {
         cublasProduct(handle, compute, o, CUBLAS_OP_N, o.b, o.ldb);

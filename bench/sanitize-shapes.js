@@ -14,7 +14,7 @@ const { random, relativeError } = require('./inputs');
 // at every edge; [40, 2500, 3001] splits K to fill the SMs (chooseFillSlices), [1, 2049, 77] and [37, 2500, 64] in
 // slices from 256 deep, the last one short; [97, 61, 131] takes the inline route's 64×128 tile, read over the bus
 // (chooseBusVariant). wgmma-f16 runs them all (its passes, product and recomputations; in fp32, wgmma-t's
-// variants), and its fallback to wgmma-t past 32 marked rows once.
+// variants), and its fallback to wgmma-t past 4 marked rows once.
 const SHAPES = [[1, 1, 1], [97, 131, 61], [97, 61, 131], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601], [1100, 20, 1000], [509, 301, 511], [3, 70001, 5], [61, 300, 2053], [61, 300, 30011], [40, 2500, 3001], [1, 2049, 77], [37, 2500, 64], [513, 2049, 1409], [513, 8193, 257]];
 const hopper = info().devices[0]?.computeCapability === '9.0';
 // SANITIZE_KERNELS=wgmma,wgmma-t keeps only those kernels' runs (racecheck runs every kernel in about 70 s no more).
@@ -57,7 +57,7 @@ for (const { kernel, precision, tolerance } of RUNS) {
   const c = matmulSync(a, random(k * n), { m, k, n }, { backend: 'cuda', kernel, precision });
   console.log(`${kernel} ${precision} special values: row 5 ${c[5 * n] === Infinity || c[5 * n] === -Infinity ? 'infinite' : 'NOT INFINITE'}, row 9 ${Number.isNaN(c[9 * n]) ? 'NaN' : 'NOT NaN'}`);
   if (kernel === 'wgmma-f16' && precision === 'tf32') {
-    // Past 32 marked rows wgmma-f16's product is step 4's (its fallback): 40 rows with a NaN each.
+    // Past 4 marked rows wgmma-f16's product is step 4's (its fallback): 40 rows with a NaN each.
     for (let r = 0; r < 40; r++) a[(2 * r) * k + r] = NaN;
     const d = matmulSync(a, random(k * n), { m, k, n }, { backend: 'cuda', kernel, precision });
     const nanRows = Array.from({ length: 40 }, (_, r) => Number.isNaN(d[2 * r * n + 1])).filter(Boolean).length;

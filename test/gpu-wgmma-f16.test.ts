@@ -1,7 +1,7 @@
 // The GPU suite, kernel wgmma-f16 (step 5: tf32 on the fp16 tensor cores, rows of A and B scaled by powers of two so
 // that fp16 holds each value exactly as TF32 does): the correctness suite in tf32 at every wgmma-t shape (its K
 // splits included, which end halfway through a 64-deep stage), fp32 (step 4's 3xTF32) at the small ones, and the
-// scaling's edges: rows and columns it cannot hold recomputed in fp32, and past 32 of them the product computed by
+// scaling's edges: rows and columns it cannot hold recomputed in fp32, and past 4 of them the product computed by
 // step 4. Without a usable GPU of compute capability 9.0 it is reported as skipped.
 import { matmul, Matrix } from '../lib';
 import { correctnessSuite } from './correctness.shared';
@@ -61,7 +61,7 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
 
     test.each([
       ['a few rows and columns (recomputed in fp32)', 3],
-      ['more than 32 rows and columns (the product falls back to step 4)', 40],
+      ['more than 4 rows and columns (the product falls back to step 4)', 40],
     ])('NaN and ±Infinity in %s: non-finite exactly where float64 has them', async (_what, count) => {
       const a = randomMatrix(m * k), b = randomMatrix(k * n);
       const specials = [NaN, Infinity, -Infinity];

@@ -14,10 +14,11 @@
 //     in the 128-byte swizzle, two consumer warpgroups multiply 64×256 each; persistent blocks walk the tiles in
 //     groups of 8 tile rows, the producer loading the next tile while the consumers store the last;
 //   - a value the scaling cannot hold exactly (one more than 2^28 below its row's largest, which fp16 would make
-//     subnormal) and a non-finite one mark their row of C (A) or column (B) to be recomputed with fp32 FMAs in order,
-//     as every kernel recomputes non-finite results (kernels/helpers.cuh): NaN and ±∞ where an IEEE product has
-//     them, and no value lost below the scaling. Ordinary data marks none. Past kMarked rows or columns, the
-//     product is step 4's in TF32 instead (its launch waits on a flag in device memory, so nothing waits on the host).
+//     subnormal) and a non-finite one mark their row of C (A) or column (B) to be recomputed with fp32 FMAs (K shared
+//     out among threads, their sums added in a fixed order), as every kernel recomputes non-finite results
+//     (kernels/helpers.cuh): NaN and ±∞ where an IEEE product has them, and no value lost below the scaling.
+//     Ordinary data marks few (about one value in 2^29 of U[-1,1]'s). Past kMarked rows or columns, the product is
+//     step 4's in TF32 instead (its launch waits on a flag in device memory, so nothing waits on the host).
 // Special values: every operand is finite and scaled within range wherever the fp16 product is kept, so it needs no
 // magnitude classes; the passes find them for the fallback. Long K is split by the plan into slices, as step 4's.
 // fp32 requests run step 4's 3xTF32 variants (an fp16 split for fp32 accuracy is not built).
@@ -63,7 +64,10 @@ constexpr int kGroupRows = 8;
 constexpr int kTopExponent = 14;     // a row's largest magnitude is scaled into [2^14, 2^15)
 constexpr int kLowestNormal = -14;   // fp16's smallest normal exponent
 constexpr int kZeroRow = INT_MAX;    // v_k of a row of B with no finite non-zero value: its products are 0
-constexpr int kMarked = 32;          // rows and columns recomputed with fp32 FMAs at most; past them, step 4
+// Rows (and columns) recomputed with fp32 FMAs at most; past them, step 4. Each costs a pass over B (over A): at
+// 4096³ a marked row and column took the product from 0.316 to 0.448 ms, 4 of each to 0.812, 32 to 4.15, where
+// the fallback (the passes, then step 4) takes 0.446 (bench/NOTES.md, issue 14, session 36).
+constexpr int kMarked = 4;
 
 // The scratch memory ProductLaunch gives this kernel (kernel.h, GemmOperands::scratch), for up to `rows` rows of
 // C: a header of flags and counts, the marked rows' and columns' indices, a flag per column of B, B's exponents, its
@@ -83,9 +87,9 @@ struct Scratch {
   int32_t *rowList, *colList;
   uint32_t* colFlag;  // n
   int32_t *expB, *expA;  // k, rows
-  float* markedB;        // min(kMarked, n) × k: column colList[c] of B at c·k
+  float* markedB;        // min(kMarked, n) rows of lda floats: column colList[c] of B (k long) from c·lda
   __half *a, *b;
-  int64_t k, lda, ldb;  // K (markedB's stride); a's and b's row pitches in halves
+  int64_t k, lda, ldb;  // K; a's and b's row pitches in halves (lda, a multiple of 8: markedB's in floats too)
 
   // Each part 256-byte aligned (base is: cudaMalloc's). Laid out from address 0 for its size alone.
   Scratch(void* base, int64_t rows, int64_t depth, int64_t n) : k(depth), lda((depth + 7) / 8 * 8), ldb((n + 7) / 8 * 8) {
@@ -101,7 +105,7 @@ struct Scratch {
     colList = rowList + kMarked;
     colFlag = reinterpret_cast<uint32_t*>(take(4 * n));
     expB = reinterpret_cast<int32_t*>(take(4 * k));
-    markedB = reinterpret_cast<float*>(take(4 * std::min<int64_t>(kMarked, n) * k));
+    markedB = reinterpret_cast<float*>(take(4 * std::min<int64_t>(kMarked, n) * lda));
     b = reinterpret_cast<__half*>(take(2 * k * ldb));
     expA = reinterpret_cast<int32_t*>(take(4 * rows));
     a = reinterpret_cast<__half*>(take(2 * rows * lda));
@@ -279,13 +283,13 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __rest
   }
 }
 
-// The marked columns of B (k×n, ldb), each gathered into s.markedB (k floats) for the recomputation's loads.
+// The marked columns of B (k×n, ldb), each gathered into a row of s.markedB for the recomputation's loads.
 __global__ void gatherMarkedColumns(const float* __restrict__ B, int64_t ldb, int64_t k, Scratch s) {
   const int count = min(static_cast<int>(s.header[kColCount]), kMarked);
   if (s.header[kFallback] || blockIdx.y >= count) return;
   const int64_t col = s.colList[blockIdx.y];
   for (int64_t r = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; r < k; r += int64_t{gridDim.x} * blockDim.x)
-    s.markedB[blockIdx.y * k + r] = B[r * ldb + col];
+    s.markedB[blockIdx.y * s.lda + r] = B[r * ldb + col];
 }
 
 // --- the product ------------------------------------------------------------------------------------------------
@@ -438,40 +442,82 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // --- the marked rows and columns, in fp32 -----------------------------------------------------------------------
 
-// Row rowList[blockIdx.y] of C, slice blockIdx.z, by fp32 FMAs in order: a thread per column.
-__global__ void recomputeMarkedRows(const float* __restrict__ A, int64_t lda, const float* __restrict__ B, int64_t ldb,
-                                   float* C, int64_t ldc, int64_t K, int64_t N, int64_t sliceDepth,
-                                   int64_t sliceStride, Scratch s) {
-  const int count = min(static_cast<int>(s.header[kRowCount]), kMarked);
-  const int64_t col = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  if (s.header[kFallback] || blockIdx.y >= count || col >= N) return;
-  const int64_t row = s.rowList[blockIdx.y];
-  const int64_t begin = sliceDepth > 0 ? blockIdx.z * sliceDepth : 0, end = sliceDepth > 0 ? min(K, begin + sliceDepth) : K;
-  float sum = 0.0f;
-  for (int64_t p = begin; p < end; ++p) sum = fmaf(A[row * lda + p], B[p * ldb + col], sum);
-  C[blockIdx.z * sliceStride + row * ldc + col] = sum;
+// The recomputations run on every product with marks in A or B, which ordinary data has now and then (a value
+// 2^-28 below its row's largest: about one in 2^29 of U[-1,1]'s, a few percent of 4096² matrices), so they spread
+// over the SMs with many loads in flight: K is shared out among the warps of a block (rows) or the lanes of a warp
+// (columns), and the partial sums added in a fixed order. (A thread per element summing all of K in order took
+// 0.6–2 ms at 4096³ for one marked row and column: a warp per SM, a load or two in flight.)
+constexpr int kRowWarps = 16;       // warps sharing out K for a row's 32 columns
+constexpr int kColumnWarps = 8;     // rows per block, a warp each
+constexpr int kRecomputeBlocks = 1024;  // grid-stride beyond: an empty launch (no marks) stays short
+
+// The k range of slice z of a split K (sliceDepth 0: all of K).
+__device__ __forceinline__ void sliceRange(int64_t K, int64_t sliceDepth, int64_t& begin, int64_t& end) {
+  begin = sliceDepth > 0 ? blockIdx.z * sliceDepth : 0;
+  end = sliceDepth > 0 ? min(K, begin + sliceDepth) : K;
 }
 
-// The marked columns of C, slice blockIdx.z, by fp32 FMAs in order: a thread per row, all marked columns at once
-// (A's row read once), B's marked columns from s.markedB (whole K long: this chunk of K starts kOffset in).
-__global__ void recomputeMarkedColumns(const float* __restrict__ A, int64_t lda, float* C, int64_t ldc, int64_t M,
-                                       int64_t K, int64_t sliceDepth, int64_t sliceStride, int64_t kOffset, Scratch s) {
-  const int count = min(static_cast<int>(s.header[kColCount]), kMarked);
-  const int64_t row = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  if (s.header[kFallback] || count == 0 || row >= M) return;
-  const int64_t begin = sliceDepth > 0 ? blockIdx.z * sliceDepth : 0, end = sliceDepth > 0 ? min(K, begin + sliceDepth) : K;
-  float sums[kMarked];
-#pragma unroll
-  for (int c = 0; c < kMarked; ++c) sums[c] = 0.0f;
-  for (int64_t p = begin; p < end; ++p) {
-    const float a = A[row * lda + p];
-#pragma unroll
-    for (int c = 0; c < kMarked; ++c)
-      if (c < count) sums[c] = fmaf(a, s.markedB[c * s.k + kOffset + p], sums[c]);
+// The marked rows of C (rowList), slice blockIdx.z, by fp32 FMAs: a block per 32 columns, its warps taking every
+// kRowWarps-th k, their sums added in warp order.
+__global__ void __launch_bounds__(32 * kRowWarps) recomputeMarkedRows(const float* __restrict__ A, int64_t lda,
+                                                                     const float* __restrict__ B, int64_t ldb, float* C,
+                                                                     int64_t ldc, int64_t K, int64_t N,
+                                                                     int64_t sliceDepth, int64_t sliceStride, Scratch s) {
+  __shared__ float partial[kRowWarps][32];
+  const int count = min(static_cast<int>(s.header[kRowCount]), kMarked);
+  if (s.header[kFallback] || count == 0) return;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int64_t begin, end;
+  sliceRange(K, sliceDepth, begin, end);
+  for (int64_t first = blockIdx.x * int64_t{32}; first < N; first += int64_t{gridDim.x} * 32) {
+    const int64_t col = first + lane;
+    for (int r = 0; r < count; ++r) {
+      const float* const a = A + s.rowList[r] * lda;
+      float sum = 0.0f;
+      if (col < N) {
+#pragma unroll 4
+        for (int64_t p = begin + warp; p < end; p += kRowWarps) sum = fmaf(a[p], B[p * ldb + col], sum);
+      }
+      partial[warp][lane] = sum;
+      __syncthreads();
+      if (warp == 0 && col < N) {
+        float total = 0.0f;
+        for (int w = 0; w < kRowWarps; ++w) total += partial[w][lane];
+        C[blockIdx.z * sliceStride + s.rowList[r] * ldc + col] = total;
+      }
+      __syncthreads();
+    }
   }
-#pragma unroll
-  for (int c = 0; c < kMarked; ++c)
-    if (c < count) C[blockIdx.z * sliceStride + row * ldc + s.colList[c]] = sums[c];
+}
+
+// The marked columns of C (colList), slice blockIdx.z, by fp32 FMAs: a warp per row, its lanes taking four k
+// at a time of its row of A and of the gathered column of B (s.markedB, whole K long: this chunk of K starts
+// kOffset in), their sums added by a fixed tree of shuffles.
+__global__ void __launch_bounds__(32 * kColumnWarps) recomputeMarkedColumns(const float* __restrict__ A, int64_t lda,
+                                                                           float* C, int64_t ldc, int64_t M, int64_t K,
+                                                                           int64_t sliceDepth, int64_t sliceStride,
+                                                                           int64_t kOffset, Scratch s) {
+  const int count = min(static_cast<int>(s.header[kColCount]), kMarked);
+  if (s.header[kFallback] || count == 0) return;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int64_t begin, end;
+  sliceRange(K, sliceDepth, begin, end);
+  const int64_t body = begin + (end - begin) / 128 * 128;  // whole steps of 32 lanes × 4 floats
+  for (int64_t row = blockIdx.x * int64_t{kColumnWarps} + warp; row < M; row += int64_t{gridDim.x} * kColumnWarps) {
+    const float* const a = A + row * lda;  // 16-byte aligned rows (readyToLaunch); chunks and slices start on 32s
+    for (int c = 0; c < count; ++c) {
+      const float* const b = s.markedB + c * s.lda + kOffset;
+      float sum = 0.0f;
+#pragma unroll 4
+      for (int64_t p = begin + 4 * lane; p < body; p += 128) {
+        const float4 x = *reinterpret_cast<const float4*>(a + p), y = *reinterpret_cast<const float4*>(b + p);
+        sum = fmaf(x.w, y.w, fmaf(x.z, y.z, fmaf(x.y, y.y, fmaf(x.x, y.x, sum))));
+      }
+      for (int64_t p = body + lane; p < end; p += 32) sum = fmaf(a[p], b[p], sum);
+      for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+      if (lane == 0) C[blockIdx.z * sliceStride + row * ldc + s.colList[c]] = sum;
+    }
+  }
 }
 
 // --- the launch -------------------------------------------------------------------------------------------------
@@ -531,10 +577,12 @@ void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) 
         mapA, mapB, c, o.ldc, o.m, depth, o.n, sliceDepth, o.sliceStride, tiles, pairs, s);
     checkCuda(cudaGetLastError(), "wgmma-f16");
     const float* const a = o.a + begin;
-    recomputeMarkedRows<<<dim3(static_cast<unsigned>((o.n + 255) / 256), kMarked, static_cast<unsigned>(slices)), 256, 0,
-                          stream>>>(a, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb, c, o.ldc, depth, o.n, sliceDepth,
-                                    o.sliceStride, s);
-    recomputeMarkedColumns<<<dim3(static_cast<unsigned>((o.m + 127) / 128), 1, static_cast<unsigned>(slices)), 128, 0,
+    const auto blocks = [](int64_t units, int64_t perBlock) {
+      return static_cast<unsigned>(std::clamp<int64_t>((units + perBlock - 1) / perBlock, 1, kRecomputeBlocks));
+    };
+    recomputeMarkedRows<<<dim3(blocks(o.n, 32), 1, static_cast<unsigned>(slices)), 32 * kRowWarps, 0, stream>>>(
+        a, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb, c, o.ldc, depth, o.n, sliceDepth, o.sliceStride, s);
+    recomputeMarkedColumns<<<dim3(blocks(o.m, kColumnWarps), 1, static_cast<unsigned>(slices)), 32 * kColumnWarps, 0,
                              stream>>>(a, o.lda, c, o.ldc, o.m, depth, sliceDepth, o.sliceStride, begin, s);
     checkCuda(cudaGetLastError(), "wgmma-f16: marked rows and columns");
   });
