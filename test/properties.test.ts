@@ -5,7 +5,7 @@
 // when a GPU is usable.
 import fc from 'fast-check';
 import { gemm, info, matmul, MatmulOptions } from '../lib';
-import { isHopper } from './helpers';
+import { classOf, isHopper } from './helpers';
 
 const OPTIONS: [string, MatmulOptions, number][] = [
   ['cpu', { backend: 'cpu' }, 1e-5],
@@ -45,8 +45,6 @@ function placed(values: number[], before: number, after: number): [Float32Array,
   return [view, buffer];
 }
 
-type Class = 'nan' | '+inf' | '-inf' | 'finite';
-const classOf = (x: number): Class => (Number.isNaN(x) ? 'nan' : x === Infinity ? '+inf' : x === -Infinity ? '-inf' : 'finite');
 
 /** '' when got matches the reference Σ a(i,p)·b(p,j) (given through accessors), else what differs. */
 function compare(got: (i: number, j: number) => number, a: (i: number, p: number) => number, b: (p: number, j: number) => number,

@@ -3,7 +3,7 @@
 // stay finite where the exact result is; subnormals count. Long K stays within twice cuBLAS's error, measured
 // on the H100 by bench/accuracy.cu in the same way (2·K·2 products, U[-1,1]): SGEMM 2.9e-6, TF32 6.6e-4.
 import { info, matmul, Matrix, MatmulOptions } from '../lib';
-import { gpuSuiteName, isHopper, randomMatrix, referenceProduct, relativeTo } from './helpers';
+import { classMismatches, finiteAgree, gpuSuiteName, isHopper, randomMatrix, referenceProduct, relativeTo } from './helpers';
 
 interface Variant {
   name: string;
@@ -30,31 +30,6 @@ const VARIANTS: Variant[] = [
       ] as Variant[])
     : []),
 ];
-
-type Class = 'nan' | '+inf' | '-inf' | 'finite';
-function classOf(x: number): Class {
-  if (Number.isNaN(x)) return 'nan';
-  if (x === Infinity) return '+inf';
-  if (x === -Infinity) return '-inf';
-  return 'finite';
-}
-
-/** Elements whose class differs from the float64 reference (`want`, n columns) rounded to float32. */
-function classMismatches(got: Float32Array, want: Float64Array, n: number): string[] {
-  const wrong: string[] = [];
-  want.forEach((x, i) => {
-    const [w, g] = [classOf(Math.fround(x)), classOf(got[i])];
-    if (w !== g) wrong.push(`(${Math.floor(i / n)}, ${i % n}): ${g} where float64 gives ${w}`);
-  });
-  return wrong;
-}
-
-/** The finite elements agree with the float64 reference `want` within `tolerance` of Σ|a||b| (their own scale). */
-function finiteAgree(got: Float32Array, want: Float64Array, a: Float32Array, b: Float32Array, m: number, k: number, n: number, tolerance: number): boolean {
-  // Σ_p |a_ip||b_pj| as a product of the magnitudes, row by row (a loop over p down B's columns took 15 s at 513×45×5505)
-  const scale = referenceProduct(a.map(Math.abs), b.map(Math.abs), m, k, n);
-  return want.every((w, i) => !Number.isFinite(Math.fround(w)) || Math.abs(got[i] - w) <= tolerance * scale[i] + 1e-40);
-}
 
 // The special operands bench/special-values.js and bench/accuracy.cu use (bench/inputs.js).
 // eslint-disable-next-line @typescript-eslint/no-require-imports

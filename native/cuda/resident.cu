@@ -121,9 +121,7 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
   checkCuda(cudaSetDevice(c->device), "cudaSetDevice");
   HeldResources held{a, b, c};
   const StreamScratch scratch = [&](size_t bytes) { return ordered.scratchOf(c->device, bytes); };
-  // A kernel that makes fp16 copies finds the classes as it makes them (registry.h, halfOperands).
-  const bool checks = plan.row->checksMagnitudes && !multipliesHalfCopies(*plan.row, plan.precision) &&
-                      batch.count > 0 && s.m > 0 && s.n > 0;
+  const bool checks = classifiesFirst(*plan.row, plan.precision) && batch.count > 0 && s.m > 0 && s.n > 0;
   const uint32_t* aClasses = checks ? classesOf(*a, ordered.stream, held) : nullptr;
   const uint32_t* bClasses = checks ? classesOf(*b, ordered.stream, held) : nullptr;
   const bool wholeB = batch.count == 1 && !s.transB && b->rows == s.k && b->cols == s.n;

@@ -87,26 +87,6 @@ struct Config {
 
 constexpr int kBoxBytes = kTileWidth * kDepth * 4;  // B's tile: boxes of 32 columns × 32 rows (k), 4 KB each
 
-// One tile of work: ROWS rows of C by COLS columns, over one slice of K.
-struct WorkTile {
-  int64_t row, col;  // C's first row and column
-  int64_t kBegin, depth;
-};
-
-// Tile t of `tiles`: in each slice of K, groups of `groupRows` tile rows sweep the columns, the rows of a group
-// varying fastest (a group of all the rows: the rows fastest, then the columns); then the slices.
-template <int ROWS, int COLS>
-__device__ __forceinline__ WorkTile workTile(int64_t t, int64_t M, int64_t N, int64_t K, int64_t sliceDepth,
-                                             int64_t groupRows) {
-  const int64_t rowTiles = (M + ROWS - 1) / ROWS, colTiles = (N + COLS - 1) / COLS;
-  const int64_t slice = t / (rowTiles * colTiles), inSlice = t % (rowTiles * colTiles);
-  const int64_t kBegin = sliceDepth > 0 ? slice * sliceDepth : 0;
-  const int64_t depth = sliceDepth > 0 && K - kBegin > sliceDepth ? sliceDepth : K - kBegin;
-  const int64_t perGroup = groupRows * colTiles, firstRow = inSlice / perGroup * groupRows;
-  const int64_t rowsInGroup = min(rowTiles - firstRow, groupRows), inGroup = inSlice % perGroup;
-  return {(firstRow + inGroup % rowsInGroup) * ROWS, inGroup / rowsInGroup * COLS, kBegin, depth};
-}
-
 // The converting warps' share of a stage in fp32: A's tile (BYTES, swizzled) split into its TF32 big parts, written
 // where the TMA put it, and their rounded remainders, into `small` at the same offsets, 16 bytes at a time. Elements
 // are rounded the way the TF32 kernels round B.

@@ -294,49 +294,6 @@ __global__ void gatherMarkedColumns(const float* __restrict__ B, int64_t ldb, in
 
 // --- the product ------------------------------------------------------------------------------------------------
 
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
-// Shared-memory descriptor of B's stage tile from k row `k0` on: MN-major in the 128-byte swizzle, 64-column boxes
-// kBoxBytesB apart (the leading byte offset), 8-row groups of k 1024 bytes apart (the stride byte offset).
-__device__ __forceinline__ uint64_t descriptorMNMajor(const void* tile) {
-  const uint64_t address = sharedAddress(tile);
-  return ((address & 0x3FFFF) >> 4) | (uint64_t{kBoxBytesB >> 4} << 16) | (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
-}
-
-#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-// d (64×256 per warpgroup, fp32, 128 per thread) += A (64×16, fp16, K-major) · B (16×256, fp16, MN-major), both
-// from shared memory.
-__device__ __forceinline__ void wgmma64x256x16(float (&d)[128], uint64_t a, uint64_t b) {
-  asm volatile(
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
-      "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "
-      "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "
-      "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, "
-      "%93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, "
-      "%113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, 1, 1, 1, 0, 1;\n"
-      : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56), D8(64), D8(72), D8(80), D8(88), D8(96), D8(104),
-        D8(112), D8(120)
-      : "l"(a), "l"(b));
-}
-#undef D8
-
-// One tile of work: C's first row and column, over one slice of K (as step 4's workTile, tiles of 128×256).
-struct WorkTile {
-  int64_t row, col, kBegin, depth;
-};
-__device__ __forceinline__ WorkTile workTile(int64_t t, int64_t M, int64_t N, int64_t K, int64_t sliceDepth) {
-  const int64_t rowTiles = (M + kRows - 1) / kRows, colTiles = (N + kCols - 1) / kCols;
-  const int64_t slice = t / (rowTiles * colTiles), inSlice = t % (rowTiles * colTiles);
-  const int64_t kBegin = sliceDepth > 0 ? slice * sliceDepth : 0;
-  const int64_t depth = sliceDepth > 0 && K - kBegin > sliceDepth ? sliceDepth : K - kBegin;
-  const int64_t perGroup = kGroupRows * colTiles, firstRow = inSlice / perGroup * kGroupRows;
-  const int64_t rowsInGroup = min(rowTiles - firstRow, int64_t{kGroupRows}), inGroup = inSlice % perGroup;
-  return {(firstRow + inGroup % rowsInGroup) * kRows, inGroup / rowsInGroup * kCols, kBegin, depth};
-}
-
-#endif  // __CUDA_ARCH_FEAT_SM90_ALL
-
 // C (M×N, ldc) = 2^-s_i · A'·B' over `tiles` work tiles; split K: slice z into C + z·sliceStride. Does nothing
 // when the run fell back to step 4.
 __global__ void __launch_bounds__(kThreads, 1)
@@ -366,7 +323,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x != 0) return;
     int use = 0;  // stages filled so far, over every tile
     for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-      const WorkTile w = workTile(t, M, N, K, sliceDepth);
+      const WorkTile w = workTile<kRows, kCols>(t, M, N, K, sliceDepth, kGroupRows);
       const int kTiles = static_cast<int>((w.depth + kDepth - 1) / kDepth);
       for (int kt = 0; kt < kTiles; ++kt, ++use) {
         const int stage = use % kStages, k0 = static_cast<int>(w.kBegin + int64_t{kt} * kDepth);
@@ -385,19 +342,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   const bool lead = threadIdx.x % 128 == 0;
   int use = 0;
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const WorkTile w = workTile(t, M, N, K, sliceDepth);
+    const WorkTile w = workTile<kRows, kCols>(t, M, N, K, sliceDepth, kGroupRows);
     const int kTiles = static_cast<int>((w.depth + kDepth - 1) / kDepth);
     float d[128];
 #pragma unroll
     for (int i = 0; i < 128; ++i) d[i] = 0.0f;
     for (int kt = 0; kt < kTiles; ++kt) {
       const int u = use + kt, stage = u % kStages;
-      // 16 halves = 32 bytes along A's swizzled rows, 16 rows of B's tile.
+      // 16 halves = 32 bytes along A's swizzled rows, 16 rows of B's tile (MN-major: its 64-column boxes
+      // kBoxBytesB apart, sharedDescriptor's leading byte offset).
       auto multiply = [&](auto steps) {
 #pragma unroll
         for (int kk = 0; kk < decltype(steps)::value; ++kk)
-          wgmma64x256x16(d, sharedDescriptor(tileA(stage) + consumer * 64 * 128 + kk * 32),
-                         descriptorMNMajor(tileB(stage) + kk * 16 * 128));
+          wgmmaF16x256(d, sharedDescriptor(tileA(stage) + consumer * 64 * 128 + kk * 32),
+                       sharedDescriptor(tileB(stage) + kk * 16 * 128, kBoxBytesB));
       };
       barrierWait(&full[stage], (u / kStages) & 1);
       wgmmaFence();
@@ -522,21 +480,6 @@ __global__ void __launch_bounds__(32 * kColumnWarps) recomputeMarkedColumns(cons
 
 // --- the launch -------------------------------------------------------------------------------------------------
 
-// A tensor map over a row-major rows×cols fp16 matrix (pitch ld halves) in boxes of boxRows×64, 128-byte swizzled;
-// reads past the edges fill zeros.
-CUtensorMap halfMap(const __half* matrix, int64_t rows, int64_t cols, int64_t ld, int boxRows) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(__half)};
-  const cuuint32_t box[2] = {kBoxCols, static_cast<cuuint32_t>(boxRows)}, unit[2] = {1, 1};
-  const CUresult result = encodeTiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<__half*>(matrix), dims,
-                                        strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS)
-    throw MatmulError(ErrorKind::Failure, "cuTensorMapEncodeTiled failed (error " + std::to_string(result) + ")");
-  return map;
-}
-
 // Blocks for a pass with a block per row: enough to fill the SMs several times over, rows in a grid-stride loop.
 unsigned passBlocks(int64_t rows) { return static_cast<unsigned>(std::clamp<int64_t>(rows, 1, 8192)); }
 
@@ -569,8 +512,8 @@ void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) 
   const bool pairs = reinterpret_cast<uintptr_t>(o.c) % 8 == 0 && o.ldc % 2 == 0 && o.sliceStride % 2 == 0;
   forEachChunkOfK(o, [&](int64_t first, int64_t slices, int64_t begin, int64_t depth) {
     // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
-    const CUtensorMap mapA = halfMap(s.a + begin, o.m, std::max<int64_t>(depth, 1), s.lda, kRows);
-    const CUtensorMap mapB = halfMap(s.b + begin * s.ldb, std::max<int64_t>(depth, 1), o.n, s.ldb, kDepth);
+    const CUtensorMap mapA = tileMap(s.a + begin, o.m, std::max<int64_t>(depth, 1), s.lda, kRows, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+    const CUtensorMap mapB = tileMap(s.b + begin * s.ldb, std::max<int64_t>(depth, 1), o.n, s.ldb, kDepth, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
     const int64_t sliceDepth = o.slices == 1 ? 0 : o.sliceDepth, tiles = tilesPerSlice * slices;
     float* const c = o.c + first * o.sliceStride;
     f16Gemm<<<static_cast<unsigned>(std::min<int64_t>(tiles, multiprocessors())), kThreads, kSharedBytes, stream>>>(

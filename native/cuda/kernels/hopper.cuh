@@ -74,11 +74,13 @@ __device__ __forceinline__ void fenceSharedForAsync() { asm volatile("fence.prox
 
 // --- wgmma ---------------------------------------------------------------------------------------------------
 
-// Shared-memory matrix descriptor of a K-major tile in the 128-byte swizzled layout: rows of 128 bytes,
-// 8-row groups 1024 bytes apart (stride byte offset); the leading byte offset is unused for this layout.
-__device__ __forceinline__ uint64_t sharedDescriptor(const void* tile) {
+// Shared-memory matrix descriptor of a tile in the 128-byte swizzled layout: rows of 128 bytes, 8-row groups 1024
+// bytes apart (the stride byte offset). K-major, the leading byte offset is unused; MN-major (16-bit operands,
+// wgmma-f16's B), it is the distance between the tile's 64-element (128-byte) wide boxes along M or N.
+__device__ __forceinline__ uint64_t sharedDescriptor(const void* tile, uint32_t leadingByteOffset = 16) {
   const uint64_t address = sharedAddress(tile);
-  return ((address & 0x3FFFF) >> 4) | (uint64_t{16 >> 4} << 16) | (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
+  return ((address & 0x3FFFF) >> 4) | (uint64_t{leadingByteOffset >> 4} << 16) | (uint64_t{1024 >> 4} << 32) |
+         (uint64_t{1} << 62);
 }
 
 #define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
@@ -142,6 +144,15 @@ __device__ __forceinline__ void wgmma64xNx8<256>(float (&d)[128], const uint32_t
       : D128
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
 }
+// d (64×256 per warpgroup, fp32, 128 per thread) += A (64×16, fp16, K-major) · B (16×256, fp16, MN-major), both
+// from shared memory (wgmma-f16).
+__device__ __forceinline__ void wgmmaF16x256(float (&d)[128], uint64_t a, uint64_t b) {
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, 1, 1, 1, 0, 1;\n"
+      : D128
+      : "l"(a), "l"(b));
+}
 #undef D128
 #undef D64
 #undef D32
@@ -167,6 +178,25 @@ __device__ __forceinline__ void pinRegisters(T (&x)[N]) {
   }
 }
 
+// One tile of work of a persistent grid (wgmma-t, wgmma-f16): ROWS rows of C by COLS columns, over one slice of K.
+struct WorkTile {
+  int64_t row, col;  // C's first row and column
+  int64_t kBegin, depth;
+};
+
+// Tile t of `tiles`: in each slice of K, groups of `groupRows` tile rows sweep the columns, the rows of a group
+// varying fastest (a group of all the rows: the rows fastest, then the columns); then the slices.
+template <int ROWS, int COLS>
+__device__ __forceinline__ WorkTile workTile(int64_t t, int64_t M, int64_t N, int64_t K, int64_t sliceDepth,
+                                             int64_t groupRows) {
+  const int64_t rowTiles = (M + ROWS - 1) / ROWS, colTiles = (N + COLS - 1) / COLS;
+  const int64_t slice = t / (rowTiles * colTiles), inSlice = t % (rowTiles * colTiles);
+  const int64_t kBegin = sliceDepth > 0 ? slice * sliceDepth : 0;
+  const int64_t depth = sliceDepth > 0 && K - kBegin > sliceDepth ? sliceDepth : K - kBegin;
+  const int64_t perGroup = groupRows * colTiles, firstRow = inSlice / perGroup * groupRows;
+  const int64_t rowsInGroup = min(rowTiles - firstRow, groupRows), inGroup = inSlice % perGroup;
+  return {(firstRow + inGroup % rowsInGroup) * ROWS, inGroup / rowsInGroup * COLS, kBegin, depth};
+}
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
@@ -184,16 +214,17 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encodeTiled() {
   return function;
 }
 
-// A tensor map over a row-major rows×cols matrix (row pitch ld floats) whose boxes are boxRows×32 floats,
-// 128-byte swizzled. Reads past the edges fill zeros. `type` TFLOAT32: the copies round each float to TF32 (to
-// nearest, as cvt.rna; bench/NOTES.md, issue 14, session 31).
-inline CUtensorMap tileMap(const float* matrix, int64_t rows, int64_t cols, int64_t ld, int boxRows,
+// A tensor map over a row-major rows×cols matrix (row pitch ld elements) whose boxes are boxRows rows of 128 bytes
+// (32 floats; 64 halves for `type` FLOAT16, wgmma-f16's copies), 128-byte swizzled. Reads past the edges fill zeros.
+// `type` TFLOAT32: the copies round each float to TF32 (to nearest, as cvt.rna; bench/NOTES.md, issue 14, session 31).
+inline CUtensorMap tileMap(const void* matrix, int64_t rows, int64_t cols, int64_t ld, int boxRows,
                            CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
   CUtensorMap map;
+  const int elementBytes = type == CU_TENSOR_MAP_DATA_TYPE_FLOAT16 ? 2 : 4;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
-  const cuuint32_t box[2] = {kTileWidth, static_cast<cuuint32_t>(boxRows)}, unit[2] = {1, 1};
-  const CUresult result = encodeTiled()(&map, type, 2, const_cast<float*>(matrix), dims, strides, box, unit,
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * elementBytes};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(128 / elementBytes), static_cast<cuuint32_t>(boxRows)}, unit[2] = {1, 1};
+  const CUresult result = encodeTiled()(&map, type, 2, const_cast<void*>(matrix), dims, strides, box, unit,
                                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS)

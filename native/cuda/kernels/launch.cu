@@ -85,7 +85,8 @@ void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
     o.scratch = scratch_->floats();
     o.scratchHoldsB = scratchHoldsB_;
     scratchHoldsB_ = true;
-  } else if (plan_.row->checksMagnitudes && (!o.aClasses || !o.bClasses)) {
+  }
+  if (classifiesFirst(*plan_.row, plan_.precision) && (!o.aClasses || !o.bClasses)) {
     if (!classes_) classes_.emplace(device_, 2 * sizeof(uint32_t));
     auto* const own = reinterpret_cast<uint32_t*>(classes_->floats());  // A's word, then B's
     if (!classified_) {

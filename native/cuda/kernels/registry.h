@@ -87,6 +87,12 @@ inline bool multipliesHalfCopies(const KernelRow& row, Precision precision) {
   return row.halfOperands && precision == Precision::Tf32;
 }
 
+// Whether A's and B's magnitude classes are found before this launch (checksMagnitudes), by ProductLaunch or with a
+// Matrix: not for one that makes fp16 copies, which finds them as it makes them.
+inline bool classifiesFirst(const KernelRow& row, Precision precision) {
+  return row.checksMagnitudes && !multipliesHalfCopies(row, precision);
+}
+
 inline int64_t sliceDepth(const KernelRow& row, Precision precision) {
   return precision == Precision::Fp32 ? row.sliceDepthFp32 : row.sliceDepthTf32;
 }
