@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // The `cuda-matmul` command: `info`, `demo [MxKxN]`, `bench [--sizes …] [--backend …] [--kernel …] [--svg FILE]
-// [--json]`. Bad arguments print one line and the usage, and exit with status 2 (never a stack trace).
+// [--json]`, `build-from-source`. Bad arguments print one line and the usage, and exit with status 2 (never a stack
+// trace).
+import { spawnSync } from 'child_process';
 import { writeFileSync } from 'fs';
+import * as path from 'path';
 import { parseArgs } from 'util';
 import { lineChart, Series } from './chart';
-import { info, matmul } from './index';
+import type * as Api from './index';
 import { KERNELS } from './options';
 import type { Backend, KernelName, MatmulOptions } from './types';
 
@@ -12,7 +15,12 @@ const USAGE = `usage: cuda-matmul <command> [options]
   info [--json]                         backend, devices, memory; why CUDA is not used, and what to do
   demo [MxKxN]                          one product on the best backend, checked against float64 (default 1024x1024x1024)
   bench [--sizes 256,1024,4096] [--backend cuda,cpu] [--kernel auto,mma,…] [--svg FILE] [--json]
-                                        throughput of await matmul from plain arrays, per size and backend/kernel`;
+                                        throughput of await matmul from plain arrays, per size and backend/kernel
+  build-from-source                     compile the addon here (C++20 compiler; nvcc for CUDA): loaded before the shipped ones`;
+
+// The API is loaded when a command needs it: build-from-source runs where the shipped binaries may not load.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const api = (): typeof Api => require('./index') as typeof Api;
 
 class UsageError extends Error {}
 
@@ -38,18 +46,32 @@ const random = (length: number) => Float32Array.from({ length }, () => Math.rand
 // --- info ------------------------------------------------------------------------------------------------
 
 function showInfo(json: boolean): void {
-  const state = info();
+  const state = api().info();
   if (json) return void console.log(JSON.stringify({ ...state, node: process.version }, null, 2));
   console.log(`cuda-matmul ${state.version} on Node ${process.version}`);
   console.log(`backend: ${state.backend}`);
+  const binary = state.binary;
+  console.log(`binary: ${binary.variant} (${binary.origin}; ${binary.cudaRuntime ? `CUDA runtime ${binary.cudaRuntime}, sm_${binary.architectures.join(', sm_')}` : 'no CUDA'}) ${binary.path}`);
+  console.log(`chosen because: ${binary.choice}`);
   for (const d of state.devices)
     console.log(`device ${d.index}: ${d.name}, compute capability ${d.computeCapability}, ${(d.totalMemory / 2 ** 30).toFixed(1)} GiB`);
   if (state.reason) {
     console.log(`CUDA is not used: ${state.reason}`);
-    console.log('To use a GPU: an NVIDIA GPU with driver 580 or newer (nvidia-smi shows it), and this package\'s prebuilt linux-x64 binary.');
+    console.log('To use a GPU: an NVIDIA GPU and its driver, branch 525 or newer (580 or newer for the CUDA 13 build); nvidia-smi shows both.');
   }
   const m = state.memory;
   console.log(`memory held: ${m.deviceBytesInUse} B in use, ${m.deviceBytesCached} B cached on devices, ${m.stagingBytes} B page-locked staging, ${m.resultBytesCached} B of results cached, ${m.resultBytesPinned} B of results page-locked`);
+}
+
+// --- build-from-source -----------------------------------------------------------------------------------
+
+function buildFromSource(): void {
+  const packageRoot = path.join(__dirname, '..');
+  const built = spawnSync(process.execPath, [path.join(packageRoot, 'scripts', 'build-addon.js'), '--variant', 'local', '--out',
+    path.join(packageRoot, 'build', 'Release')], { cwd: packageRoot, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error(`the build failed (status ${built.status ?? built.signal}); nothing was replaced`);
+  console.log(`built ${path.join(packageRoot, 'build', 'Release', 'cuda-matmul.node')}: it is loaded before the shipped binaries ` +
+    '(`cuda-matmul info` says so); delete build/ to go back to them.');
 }
 
 // --- demo ------------------------------------------------------------------------------------------------
@@ -76,9 +98,9 @@ async function demo(shapeText = '1024x1024x1024'): Promise<void> {
   if (parts.length !== 3) fail(`shape: expected MxKxN such as 512x256x128, got '${shapeText}'`);
   const [m, k, n] = parts.map((p, i) => positiveInteger(p, ['m', 'k', 'n'][i]));
   const [a, b] = [random(m * k), random(k * n)];
-  const state = info();
+  const state = api().info();
   const started = performance.now();
-  const c = await matmul(a, b, { m, k, n });
+  const c = await api().matmul(a, b, { m, k, n });
   const ms = performance.now() - started;
   const where = state.backend === 'cuda' ? `cuda on ${state.devices[0].name}` : 'cpu';
   const note = state.backend === 'cuda' ? 'a first call: it includes bringing the device up and the copies to and from it' : 'a first call';
@@ -100,12 +122,12 @@ interface Measurement {
 async function timeProduct(size: number, options: MatmulOptions): Promise<number> {
   const [a, b] = [random(size * size), random(size * size)];
   const shape = { m: size, k: size, n: size };
-  await matmul(a, b, shape, options);
+  await api().matmul(a, b, shape, options);
   const times: number[] = [];
   const began = performance.now();
   while (times.length < 20 && (times.length < 3 || performance.now() - began < 300)) {
     const t = performance.now();
-    await matmul(a, b, shape, options);
+    await api().matmul(a, b, shape, options);
     times.push(performance.now() - t);
   }
   return times.sort((x, y) => x - y)[times.length >> 1];
@@ -118,7 +140,7 @@ function progress(text: string): void {
 
 async function bench(values: Record<string, string | boolean | undefined>): Promise<void> {
   const sizes = ((values.sizes as string | undefined) ?? '256,1024,2048').split(',').filter(Boolean).map((s) => positiveInteger(s, 'sizes'));
-  const cuda = info().backend === 'cuda';
+  const cuda = api().info().backend === 'cuda';
   const backends = list(values.backend as string | undefined, ['cuda', 'cpu'] as const, 'backend') ?? (cuda ? ['cuda', 'cpu'] : ['cpu']);
   const kernels = list(values.kernel as string | undefined, KERNELS, 'kernel') ?? ['auto'];
   if (values.kernel !== undefined && !backends.includes('cuda')) fail("kernel: needs backend 'cuda'");
@@ -127,7 +149,7 @@ async function bench(values: Record<string, string | boolean | undefined>): Prom
       ? [['cpu', { backend: 'cpu' as Backend }]]
       : kernels.map((kernel): [string, MatmulOptions] => [`cuda ${kernel}`, { backend: 'cuda', kernel: kernel as KernelName }]),
   );
-  if (!cuda && !values.json) console.error(`note: CUDA is not used (${info().reason}); timing the CPU backend.`);
+  if (!cuda && !values.json) console.error(`note: CUDA is not used (${api().info().reason}); timing the CPU backend.`);
   const results: Measurement[] = [];
   const total = configs.length * sizes.length;
   for (const [config, options] of configs)
@@ -190,6 +212,10 @@ async function main(argv: string[]): Promise<void> {
     case 'bench':
       if (rest.length) fail(`bench: unexpected argument '${rest[0]}'`);
       return bench(parsed.values);
+    case 'build-from-source':
+      only([]);
+      if (rest.length) fail(`build-from-source: unexpected argument '${rest[0]}'`);
+      return buildFromSource();
   }
   fail(`unknown command '${command}'`);
 }

@@ -5,7 +5,7 @@
 // → native/core/plan.cpp (backend) → native/cuda/ (transfer route → kernel) or native/cpu/ → the result array.
 import { multiplySmall } from './batching';
 import { startIdleTrimming } from './idle';
-import { native } from './native';
+import { loadedBinary, native } from './native';
 import { readMatmul, validateHostArray, validateHostLength } from './validate';
 import type { Info, MatmulOptions, Shape } from './types';
 
@@ -13,7 +13,7 @@ export { gemm } from './gemm';
 export type { GemmArrays, GemmMatrices, GemmOptions, MatrixGemmOptions } from './gemm';
 export { Matrix } from './matrix';
 export type { MatrixOptions, MatrixProductOptions } from './matrix';
-export type { Backend, DeviceInfo, ErrorCode, Info, KernelName, MatmulOptions, MemoryInfo, Precision, Shape } from './types';
+export type { Backend, BinaryInfo, DeviceInfo, ErrorCode, Info, KernelName, MatmulOptions, MemoryInfo, Precision, Shape } from './types';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../package.json') as { version: string };
@@ -63,6 +63,7 @@ export function info(): Info {
     devices: cuda.devices.map((device) => ({ ...device })),
     memory: { ...cuda.memory },
     version,
+    binary: { ...loadedBinary, architectures: [...loadedBinary.architectures] },
   };
 }
 

@@ -1,7 +1,10 @@
-// Loads the native addon: a prebuilt binary (prebuilds/), a local build (build/Release), or the file named
-// by CUDA_MATMUL_ADDON. Every failure is gathered into one error that says what was tried and what to do.
+// Loads the native addon (ARCHITECTURE.md, "Shipped binaries"): the file named by CUDA_MATMUL_ADDON, else a local
+// build (build/Release, made only by `cuda-matmul build-from-source`), else the shipped variant for this platform
+// whose CUDA runtime the installed driver runs, as the driver probe finds it. Every failure is gathered into one
+// error that says what was tried and what to do.
+import * as fs from 'fs';
 import * as path from 'path';
-import type { Info } from './types';
+import type { BinaryInfo, Info } from './types';
 
 /** A matrix held by the addon (native/matrix_binding.cpp); lib/matrix.ts wraps it. */
 export interface NativeMatrixHandle {
@@ -41,35 +44,140 @@ export interface NativeBinding {
 
 const packageRoot = path.join(__dirname, '..');
 
+/** What a binary is, as the build wrote it beside the binary (scripts/build-addon.js, variants.json). */
+interface BuiltBinary {
+  file: string;
+  variant: string;
+  cudaRuntime: string | null;
+  minimumDriverCuda: number;
+  architectures: string[];
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message.split('\n')[0] : String(error);
 }
 
-function loadBinding(): NativeBinding {
-  const failures: string[] = [];
-  const explicit = process.env.CUDA_MATMUL_ADDON;
-  if (explicit) {
-    try {
-      return require(path.resolve(explicit)) as NativeBinding;
-    } catch (error) {
-      failures.push(`CUDA_MATMUL_ADDON=${explicit}: ${describe(error)}`);
-    }
+const cudaText = (version: number): string => `${Math.floor(version / 1000)}.${(version % 1000) / 10}`;
+const platform = `${process.platform}-${process.arch}`;
+
+function readManifest(dir: string): BuiltBinary[] {
+  const file = path.join(dir, 'variants.json');
+  if (!fs.existsSync(file)) return [];
+  return Object.values(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, BuiltBinary>);
+}
+
+/** The driver's CUDA version through the probe (native/probe/driver_probe.c), or why there is none. */
+function probeDriver(dir: string): { driverCuda: number; problem?: string } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const probe = require(path.join(dir, 'probe.node')) as { cudaDriverVersion(): { driverCuda?: number; problem?: string } };
+  const found = probe.cudaDriverVersion();
+  return found.driverCuda ? { driverCuda: found.driverCuda } : { driverCuda: 0, problem: found.problem };
+}
+
+/**
+ * The shipped variant to load for a driver supporting CUDA `driverCuda` (0: no driver): the one with the newest
+ * CUDA runtime that driver runs (CUDA's minor-version compatibility: a driver runs every runtime of its major
+ * version), else the one without CUDA if shipped, else the oldest runtime's, which then runs on the CPU.
+ */
+function chooseVariant(binaries: BuiltBinary[], driverCuda: number): { binary: BuiltBinary; runsCuda: boolean } {
+  const byNewest = [...binaries].sort((x, y) => y.minimumDriverCuda - x.minimumDriverCuda);
+  const runnable = byNewest.find((b) => b.cudaRuntime !== null && b.minimumDriverCuda <= driverCuda);
+  if (runnable) return { binary: runnable, runsCuda: true };
+  return { binary: byNewest.find((b) => b.cudaRuntime === null) ?? byNewest[byNewest.length - 1], runsCuda: false };
+}
+
+function loadShipped(failures: string[]): { binding: NativeBinding; binary: BinaryInfo } | undefined {
+  const dir = path.join(packageRoot, 'prebuilds', platform);
+  const binaries = readManifest(dir);
+  if (binaries.length === 0) {
+    failures.push(`no binary ships for ${platform} (prebuilds/${platform}/variants.json is missing)`);
+    return undefined;
   }
+  const forced = process.env.CUDA_MATMUL_VARIANT;
+  let driver: { driverCuda: number; problem?: string };
+  try {
+    driver = probeDriver(dir);
+  } catch (error) {
+    failures.push(`the driver probe (prebuilds/${platform}/probe.node): ${describe(error)}`);
+    return undefined;
+  }
+  const choice = forced
+    ? { binary: binaries.find((b) => b.variant === forced), runsCuda: true }
+    : chooseVariant(binaries, driver.driverCuda);
+  if (!choice.binary) {
+    failures.push(`CUDA_MATMUL_VARIANT=${forced}: ${platform} ships ${binaries.map((b) => b.variant).join(', ')}`);
+    return undefined;
+  }
+  const file = path.join(dir, choice.binary.file);
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('node-gyp-build')(packageRoot) as NativeBinding;
+    const binding = require(file) as NativeBinding;
+    const driverText = driver.driverCuda ? `CUDA ${cudaText(driver.driverCuda)}` : 'none';
+    return {
+      binding,
+      binary: {
+        variant: choice.binary.variant,
+        origin: 'shipped',
+        cudaRuntime: choice.binary.cudaRuntime,
+        architectures: choice.binary.architectures,
+        path: file,
+        driverCuda: driver.driverCuda ? cudaText(driver.driverCuda) : null,
+        choice: forced ? `CUDA_MATMUL_VARIANT=${forced} (driver: ${driverText})`
+          : choice.runsCuda ? `the driver supports ${driverText}`
+          : `the driver supports ${driverText}${driver.problem ? ` (${driver.problem})` : ''}: no variant's CUDA runs on it, so this one runs on the CPU`,
+      },
+    };
   } catch (error) {
-    failures.push(describe(error));
+    failures.push(`${path.relative(packageRoot, file)}: ${describe(error)}`);
+    return undefined;
   }
+}
+
+// A binary loaded as it is, without the probe: a local build or CUDA_MATMUL_ADDON's file.
+function loadFile(file: string, origin: BinaryInfo['origin'], failures: string[]): { binding: NativeBinding; binary: BinaryInfo } | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const binding = require(file) as NativeBinding;
+    const built = readManifest(path.dirname(file)).find((b) => path.join(path.dirname(file), b.file) === file);
+    return {
+      binding,
+      binary: {
+        variant: built?.variant ?? 'custom',
+        origin,
+        cudaRuntime: built?.cudaRuntime ?? null,
+        architectures: built?.architectures ?? [],
+        path: file,
+        driverCuda: null,
+        choice: origin === 'local build' ? 'a local build (npx cuda-matmul build-from-source) is loaded before the shipped binaries'
+          : `CUDA_MATMUL_ADDON names it`,
+      },
+    };
+  } catch (error) {
+    failures.push(`${origin} ${file}: ${describe(error)}`);
+    return undefined;
+  }
+}
+
+function loadBinding(): { binding: NativeBinding; binary: BinaryInfo } {
+  const failures: string[] = [];
+  const explicit = process.env.CUDA_MATMUL_ADDON;
+  const localBuild = path.join(packageRoot, 'build', 'Release', 'cuda-matmul.node');
+  const loaded =
+    (explicit ? loadFile(path.resolve(explicit), 'CUDA_MATMUL_ADDON', failures) : undefined) ??
+    (fs.existsSync(localBuild) ? loadFile(localBuild, 'local build', failures) : undefined) ??
+    loadShipped(failures);
+  if (loaded) return loaded;
   throw new Error(
     [
-      `cuda-matmul could not load its native addon (${process.platform}-${process.arch}, Node ${process.version}).`,
+      `cuda-matmul could not load its native addon (${platform}, Node ${process.version}).`,
       ...failures.map((f) => `  - ${f}`),
-      'Prebuilt binaries ship for linux-x64 with glibc 2.34 and libstdc++ of GCC 12 or newer (GLIBCXX_3.4.30:',
-      'Debian 12, Ubuntu 22.04, RHEL 9 and later). Elsewhere, build from source in the package folder',
-      '(node_modules/cuda-matmul) with `npx node-gyp rebuild`: it needs a C++20 compiler, and nvcc for CUDA.',
+      'Binaries ship for linux-x64 and linux-arm64 with glibc 2.31 or newer (Debian 11, Ubuntu 20.04, RHEL 9 and',
+      'later). Elsewhere, build from source: `npx cuda-matmul build-from-source` (a C++20 compiler, GCC 10 or newer;',
+      'with nvcc on PATH or CUDA_PATH set, CUDA too).',
     ].join('\n'),
   );
 }
 
-export const native: NativeBinding = loadBinding();
+const loaded = loadBinding();
+export const native: NativeBinding = loaded.binding;
+export const loadedBinary: BinaryInfo = loaded.binary;

@@ -69,6 +69,26 @@ export interface Info {
   memory: MemoryInfo;
   /** This package's version. */
   version: string;
+  /** Which native binary was loaded: its variant, CUDA runtime, file, and why it was chosen. */
+  binary: BinaryInfo;
+}
+
+/** Which native binary was loaded, and why that one (`info().binary`). */
+export interface BinaryInfo {
+  /** The variant: `'cuda13'`, `'cuda12'`, `'cpu'` (shipped), `'local'` (built from source), or `'custom'`. */
+  variant: string;
+  /** Where it came from: shipped in the package, built from source in it, or named by CUDA_MATMUL_ADDON. */
+  origin: 'shipped' | 'local build' | 'CUDA_MATMUL_ADDON';
+  /** The CUDA runtime linked into it (`'13.0'`, `'12.4'`), or null for a binary without CUDA. */
+  cudaRuntime: string | null;
+  /** The GPU architectures it carries machine code for (`'90a'`: Hopper's wgmma kernels). */
+  architectures: string[];
+  /** The file loaded. */
+  path: string;
+  /** The CUDA version the installed NVIDIA driver supports (`'12.8'`), or null where no driver was found. */
+  driverCuda: string | null;
+  /** Why the binary was chosen: the driver's CUDA version, or what was missing. */
+  choice: string;
 }
 
 /** Memory the library holds, in bytes (`info().memory`). */

@@ -34,17 +34,19 @@ test('lib/ has no import cycle', () => {
   expect(cycles).toEqual([]);
 });
 
-// Which layer each native folder may include: the binding and the backends meet only in core/.
+// Which layer each native folder may include: the binding and the backends meet only in core/. Node-API is used in
+// binding/ and by the driver probe alone.
 const MAY_INCLUDE: Record<string, string[]> = {
   binding: ['binding', 'core'],
   core: ['core'],
   cpu: ['core', 'cpu'],
   cuda: ['core', 'cuda'],
+  probe: [], // the driver probe: an addon of its own, loaded before the product addon (ARCHITECTURE.md)
 };
 
 function nativeSources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? nativeSources(path.join(dir, e.name)) : /\.(h|cpp|cu|cuh|inc)$/.test(e.name) ? [path.join(dir, e.name)] : [],
+    e.isDirectory() ? nativeSources(path.join(dir, e.name)) : /\.(h|c|cpp|cu|cuh|inc)$/.test(e.name) ? [path.join(dir, e.name)] : [],
   );
 }
 
@@ -61,7 +63,7 @@ test('native layers include only the layers below them; no switch hides a missin
     const text = fs.readFileSync(file, 'utf8');
     for (const [, included] of text.matchAll(/#include "([^"]+)"/g))
       if (!allowed?.includes(included.split('/')[0])) wrong.push(`${relative} includes ${included}`);
-    if (layer !== 'binding' && /#include <(napi|node_api|v8)\.h>/.test(text)) wrong.push(`${relative}: Node-API outside binding/`);
+    if (!['binding', 'probe'].includes(layer) && /#include <(napi|node_api|v8)\.h>/.test(text)) wrong.push(`${relative}: Node-API outside binding/`);
     if (/^\s*default:/m.test(text)) wrong.push(`${relative}: a switch with default:`);
   }
   expect(wrong).toEqual([]);
@@ -81,24 +83,16 @@ test('the kernels read as the progression from Muld: one numbered file each, one
 });
 
 // The .cu files read defines too: without CUDA_MATMUL_WGMMA the kernel registry (native/cuda/kernels/registry.h)
-// says wgmma is not built, and the shipped binary, which node-gyp builds through this command, never runs it.
-const nvcc = (archs: string) =>
-  require('child_process')
-    .execFileSync(process.execPath, [path.join(root, 'scripts', 'build-config.js'), 'nvcc-command'], { env: { ...process.env, CUDA_MATMUL_ARCHS: archs } })
-    .toString()
-    .trim()
-    .split('\n') as string[];
-const nvccFound = nvcc('90a')[0] !== 'false';
-(nvccFound ? test : test.skip)(
-  nvccFound ? 'binding.gyp compiles .cu files with every define the C++ files get (CUDA_MATMUL_WGMMA with sm_90a)' : 'nvcc defines — SKIPPED: no nvcc here',
-  () => {
-    const defines = require('child_process')
-      .execFileSync(process.execPath, [path.join(root, 'scripts', 'build-config.js'), 'defines'], { env: { ...process.env, CUDA_MATMUL_ARCHS: '90a' } })
-      .toString()
-      .trim()
-      .split('\n') as string[];
-    expect(defines).toContain('CUDA_MATMUL_WGMMA');
-    expect(nvcc('90a')).toEqual(expect.arrayContaining(defines.map((d) => `-D${d}`)));
-    expect(nvcc('80')).not.toContain('-DCUDA_MATMUL_WGMMA');
-  },
-);
+// says wgmma is not built, and a binary built through scripts/build-addon.js would never run it.
+test('build-addon compiles .cu files with every define the C++ files get (CUDA_MATMUL_WGMMA with sm_90a alone)', () => {
+  const { compileCommands } = require(path.join(root, 'scripts', 'build-addon.js'));
+  const commands = (archs: string[]) => compileCommands({}, {
+    cxx: 'g++', cuda: { nvcc: 'nvcc', include: '/cuda/include' }, archs, nodeHeaders: '/node', addonApi: '/napi',
+  }, '/objects') as { source: string; command: string[] }[];
+  const definesOf = (command: string[]) => command.filter((flag) => flag.startsWith('-D')).sort();
+  const hopper = commands(['80', '90a']);
+  const cxx = hopper.find((c) => c.source.endsWith('.cpp'))!.command;
+  expect(definesOf(cxx)).toContain('-DCUDA_MATMUL_WGMMA');
+  for (const { command } of hopper.filter((c) => c.source.endsWith('.cu'))) expect(definesOf(command)).toEqual(definesOf(cxx));
+  for (const { command } of commands(['80'])) expect(command).not.toContain('-DCUDA_MATMUL_WGMMA');
+});

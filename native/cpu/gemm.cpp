@@ -9,10 +9,8 @@
 #include "cpu/gemm.h"
 
 #include <algorithm>
-#include <barrier>
 #include <cstdlib>
 #include <cstring>
-#include <latch>
 #include <memory>
 #include <optional>
 #include <system_error>
@@ -20,6 +18,7 @@
 #include <vector>
 
 #include "core/core_budget.h"
+#include "core/team_sync.h"
 #include "core/errors.h"
 
 namespace cuda_matmul {
@@ -108,7 +107,7 @@ struct StopAtBarrier {
   bool* stopped;
   void operator()() noexcept { *stopped = signal.requested(); }
 };
-using TeamBarrier = std::barrier<StopAtBarrier>;
+using TeamBarrier = Barrier<StopAtBarrier>;
 
 void runThread(const Problem& pr, const CpuMicroKernel& kernel, int thread, int threads, float* packedB,
                float* packedA, TeamBarrier& sync, const bool& stopped) {
@@ -161,7 +160,7 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
   const Problem problem{a, b, c, m, k, n};
 
   // Helpers wait until the team is known: if the system refuses a thread, the ones it gave split the work.
-  std::latch teamKnown(1);
+  Latch teamKnown(1);
   int teamSize = 1;
   bool stopped = false;
   std::optional<TeamBarrier> sync;

@@ -1,5 +1,5 @@
 // Finds out, once, whether CUDA can be used here and on which devices, and if not, why — in words a user
-// can act on (no driver, a driver too old for the CUDA 13 runtime linked into this addon, no device).
+// can act on (no driver, a driver too old for the CUDA runtime linked into this addon, no device).
 #include <cuda_runtime.h>
 
 #include <cstdlib>
@@ -13,30 +13,32 @@
 namespace cuda_matmul {
 namespace {
 
-// The oldest Linux driver branch that runs the CUDA runtime this addon was built with (statically linked).
+// The oldest Linux driver branch that runs the CUDA runtime this addon was built with (statically linked): the first
+// of its major version, since a driver runs every runtime of its major version (CUDA's minor-version compatibility).
 constexpr const char* kMinimumDriverBranch = CUDART_VERSION >= 13000 ? "580" : "525";
+constexpr int kMinimumDriverCuda = CUDART_VERSION / 1000 * 1000;
 
 std::string cudaVersionText(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
-// The kernel module's version ("580.159.03"), which users know as "the driver version".
-std::string installedDriverVersion() {
+// "the NVIDIA driver 580.159.03", with the kernel module's version, which users know as "the driver version".
+std::string installedDriver() {
   std::ifstream file("/proc/driver/nvidia/version");
   std::string line;
   std::getline(file, line);
   std::smatch match;
-  if (std::regex_search(line, match, std::regex("([0-9]+\\.[0-9]+(\\.[0-9]+)?)"))) return match[1];
-  return "(version unknown)";
+  if (std::regex_search(line, match, std::regex("([0-9]+\\.[0-9]+(\\.[0-9]+)?)"))) return "the NVIDIA driver " + match[1].str();
+  return "the NVIDIA driver";
 }
 
 std::string driverProblem() {
   int driverCuda = 0;
   if (cudaDriverGetVersion(&driverCuda) != cudaSuccess || driverCuda == 0)
     return "no NVIDIA driver was found (libcuda.so.1 could not be loaded)";
-  if (driverCuda < CUDART_VERSION)
-    return "the NVIDIA driver " + installedDriverVersion() + " found supports CUDA " + cudaVersionText(driverCuda) +
-           ", but this build of cuda-matmul needs CUDA " + cudaVersionText(CUDART_VERSION) + ": driver " +
+  if (driverCuda < kMinimumDriverCuda)
+    return installedDriver() + " found supports CUDA " + cudaVersionText(driverCuda) +
+           ", but cuda-matmul needs CUDA " + cudaVersionText(kMinimumDriverCuda) + " or newer: driver " +
            kMinimumDriverBranch + " or newer";
   return "";
 }

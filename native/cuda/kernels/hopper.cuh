@@ -205,8 +205,15 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encodeTiled() {
   static const PFN_cuTensorMapEncodeTiled_v12000 function = [] {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
+    // CUDA 13 has only the versioned query; it asks for the entry point as CUDA 12.0 defined it.
     checkCuda(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found),
               "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)");
+#else
+    // The CUDA 12 variant (ARCHITECTURE.md, "Shipped binaries"): runtimes before 12.5 have only the unversioned query.
+    checkCuda(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &entry, cudaEnableDefault, &found),
+              "cudaGetDriverEntryPoint(cuTensorMapEncodeTiled)");
+#endif
     if (found != cudaDriverEntryPointSuccess || entry == nullptr)
       throw MatmulError(ErrorKind::Failure, "the CUDA driver has no cuTensorMapEncodeTiled (wgmma needs CUDA 12+)");
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);

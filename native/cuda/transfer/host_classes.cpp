@@ -10,8 +10,10 @@ namespace cuda_matmul {
 // operand on the dev machine, with CI running beside it: 22.3 µs in one pass, 41.2 copied then classified, 21.3
 // the copy alone; bench/NOTES.md, issue 13, session 28). Each bound is one unsigned comparison and the classes
 // two ORed flags, so that the compiler vectorises the loop, cloned for AVX-512 and AVX2 and picked by the CPU at
-// load time (element by element at -O2 it took 9.5 µs).
+// load time (element by element at -O2 it took 9.5 µs). Other CPUs (arm64) take the compiler's default vectors.
+#if defined(__x86_64__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 uint32_t copyRowsWithClasses(float* dst, int64_t dstPitch, const float* src, int64_t srcPitch, int64_t cols,
                              int64_t rows) {
   uint32_t tiny = 0, huge = 0;

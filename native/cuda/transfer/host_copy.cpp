@@ -7,13 +7,13 @@
 #include <cstring>
 #include <deque>
 #include <functional>
-#include <latch>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "core/core_budget.h"
+#include "core/team_sync.h"
 #include "core/environment.h"
 
 namespace cuda_matmul {
@@ -42,7 +42,7 @@ class CopyCall {
   std::vector<std::function<void()>>& jobs_;  // the caller's, alive until waitForAll() returns
   const size_t count_;
   std::atomic<size_t> next_{0};
-  std::latch finished_;
+  Latch finished_;
 };
 
 // A fixed team of helper threads working on the copies queued for them. The helpers are detached and live as
