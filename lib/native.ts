@@ -158,16 +158,8 @@ function loadFile(file: string, origin: BinaryInfo['origin'], failures: string[]
   }
 }
 
-function loadBinding(): { binding: NativeBinding; binary: BinaryInfo } {
-  const failures: string[] = [];
-  const explicit = process.env.CUDA_MATMUL_ADDON;
-  const localBuild = path.join(packageRoot, 'build', 'Release', 'cuda-matmul.node');
-  const loaded =
-    (explicit ? loadFile(path.resolve(explicit), 'CUDA_MATMUL_ADDON', failures) : undefined) ??
-    (fs.existsSync(localBuild) ? loadFile(localBuild, 'local build', failures) : undefined) ??
-    loadShipped(failures);
-  if (loaded) return loaded;
-  throw new Error(
+function loadFailure(failures: string[]): Error {
+  return new Error(
     [
       `cuda-matmul could not load its native addon (${platform}, Node ${process.version}).`,
       ...failures.map((f) => `  - ${f}`),
@@ -176,6 +168,23 @@ function loadBinding(): { binding: NativeBinding; binary: BinaryInfo } {
       'with nvcc on PATH or CUDA_PATH set, CUDA too).',
     ].join('\n'),
   );
+}
+
+function loadBinding(): { binding: NativeBinding; binary: BinaryInfo } {
+  const failures: string[] = [];
+  const explicit = process.env.CUDA_MATMUL_ADDON;
+  // A file named on purpose is that file or an error, never another binary in its place.
+  if (explicit) {
+    const named = loadFile(path.resolve(explicit), 'CUDA_MATMUL_ADDON', failures);
+    if (!named) throw loadFailure(failures);
+    return named;
+  }
+  const localBuild = path.join(packageRoot, 'build', 'Release', 'cuda-matmul.node');
+  const loaded = (fs.existsSync(localBuild) ? loadFile(localBuild, 'local build', failures) : undefined) ?? loadShipped(failures);
+  if (!loaded) throw loadFailure(failures);
+  // A local build that failed to load is named in the choice of the shipped binary that loaded instead.
+  if (failures.length) loaded.binary.choice += `; not loaded: ${failures.join('; ')}`;
+  return loaded;
 }
 
 const loaded = loadBinding();

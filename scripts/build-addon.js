@@ -105,12 +105,13 @@ function compileCommands(options, tools, objects) {
   });
 }
 
-function run(options, command) {
+// Runs a compiler; `what` names its work in the error if it fails.
+function run(options, command, what) {
   const [file, ...args] = inRoot(options, command);
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`build-addon: ${command[0]} ${command[command.length - 3]} failed (${code})`))));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`build-addon: ${path.basename(command[0])} ${what} failed (${code})`))));
   });
 }
 
@@ -120,7 +121,7 @@ async function runAll(options, jobs) {
     while (next < jobs.length) {
       const job = jobs[next++];
       console.error(`  ${path.basename(job.command[0])} ${job.source}`);
-      await run(options, job.command);
+      await run(options, job.command, job.source);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, os.cpus().length) }, worker));
@@ -132,12 +133,26 @@ function filesUnder(dir) {
     .sort();
 }
 
-// Everything a binary depends on: sources, this script, the compilers' and toolkit's versions, the architectures.
-function fingerprint(options, tools, toolVersions) {
+// Everything a binary depends on: the sources, every command that builds it, the compilers' and toolkit's versions.
+// Paths inside the checkout count from its root, so that a copy of it (the packaging test packs one) is current too.
+function fingerprint(commands, toolVersions, nodeHeaders) {
   const hash = crypto.createHash('sha256');
-  for (const file of [...filesUnder(path.join(root, 'native')), __filename]) hash.update(path.relative(root, file)).update(fs.readFileSync(file));
-  hash.update(JSON.stringify({ options, tools, toolVersions, node: fs.readFileSync(path.join(tools.nodeHeaders, 'node_version.h'), 'utf8') }));
+  for (const file of filesUnder(path.join(root, 'native'))) hash.update(path.relative(root, file)).update(fs.readFileSync(file));
+  const inputs = JSON.stringify({ commands, toolVersions, node: fs.readFileSync(path.join(nodeHeaders, 'node_version.h'), 'utf8') });
+  hash.update(inputs.split(root).join('<checkout>'));
   return hash.digest('hex');
+}
+
+// The link of the product addon, with the C++ and GCC runtimes linked in and hidden (the binary asks the system for
+// glibc alone), and the driver probe's one compile.
+function linkCommands(tools, jobs, file, probeFile) {
+  const libraries = tools.cuda ? [`-L${tools.cuda.lib}`, ...config.cudaStaticLibraries.map((l) => `-l${l}`)] : ['-lpthread'];
+  return [
+    { what: `linking ${path.basename(file)}`, command: [tools.cxx, '-shared', '-s', '-static-libstdc++', '-static-libgcc',
+      '-Wl,--exclude-libs,ALL', '-Wl,--as-needed', ...jobs.map((job) => job.object), ...libraries, '-o', file] },
+    { what: 'the driver probe', command: [tools.cc, '-std=c99', '-O2', '-shared', '-s', '-fPIC', `-I${tools.nodeHeaders}`,
+      path.join(root, 'native', 'probe', 'driver_probe.c'), '-ldl', '-o', probeFile] },
+  ];
 }
 
 function cudaRuntimeOf(versionText) {
@@ -165,7 +180,9 @@ async function main() {
   const name = options.variant === 'local' ? 'cuda-matmul.node' : `cuda-matmul-${options.variant}.node`;
   const toolVersions = { cxx: capture(options, [tools.cxx, '--version']), nvcc: tools.cuda ? capture(options, [tools.cuda.nvcc, '--version']) : null };
   const cudaRuntime = tools.cuda ? cudaRuntimeOf(toolVersions.nvcc) : null;
-  const wanted = fingerprint(options, tools, toolVersions);
+  const jobs = compileCommands(options, tools, objects);
+  const links = linkCommands(tools, jobs, path.join(out, name), path.join(out, 'probe.node'));
+  const wanted = fingerprint([...jobs, ...links].map((job) => job.command), toolVersions, tools.nodeHeaders);
   const fingerprintFile = path.join(objects, 'fingerprint');
   fs.mkdirSync(out, { recursive: true });
   fs.mkdirSync(objects, { recursive: true });
@@ -177,14 +194,8 @@ async function main() {
     console.error(tools.cuda
       ? `build-addon: ${options.target} ${options.variant}: CUDA ${cudaRuntime} (${tools.cuda.nvcc}) for sm_${tools.archs.join(', sm_')}`
       : `build-addon: ${options.target} ${options.variant}: the CPU backend only${options.variant === 'local' ? ' (no CUDA toolkit found, or CUDA_MATMUL_CPU_ONLY=1)' : ''}`);
-    const jobs = compileCommands(options, tools, objects);
     await runAll(options, jobs);
-    const libraries = tools.cuda ? [`-L${tools.cuda.lib}`, ...config.cudaStaticLibraries.map((l) => `-l${l}`)] : ['-lpthread'];
-    // The C++ and GCC runtimes linked in and hidden: the binary asks the system for glibc alone.
-    await run(options, [tools.cxx, '-shared', '-s', '-static-libstdc++', '-static-libgcc', '-Wl,--exclude-libs,ALL', '-Wl,--as-needed',
-      ...jobs.map((job) => job.object), ...libraries, '-o', path.join(out, name)]);
-    await run(options, [tools.cc, '-std=c99', '-O2', '-shared', '-s', '-fPIC', `-I${tools.nodeHeaders}`,
-      path.join(root, 'native', 'probe', 'driver_probe.c'), '-ldl', '-o', path.join(out, 'probe.node')]);
+    for (const link of links) await run(options, link.command, link.what);
     fs.writeFileSync(fingerprintFile, wanted);
   }
   const manifestFile = path.join(out, 'variants.json');

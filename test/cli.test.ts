@@ -11,13 +11,17 @@ const run = (...args: string[]) => {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 };
 
-test('info --json describes the backend and the version', () => {
+test('info --json describes the backend, the version and the binary loaded; info says which binary and why', () => {
   const { status, stdout } = run('info', '--json');
   expect(status).toBe(0);
   const info = JSON.parse(stdout);
   expect(['cuda', 'cpu']).toContain(info.backend);
   expect(info.version).toBe(JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version);
-  if (info.backend === 'cpu') expect(run('info').stdout).toMatch(/CUDA is not used: .+\nTo use a GPU: /);
+  expect(info.binary).toEqual(expect.objectContaining({ origin: 'shipped', variant: expect.stringMatching(/^cuda1[23]$/) }));
+  const text = run('info').stdout;
+  expect(text).toContain(`binary: ${info.binary.variant} (shipped; CUDA runtime ${info.binary.cudaRuntime}, sm_75, sm_80`);
+  expect(text).toContain(`${info.binary.path}\nchosen because: ${info.binary.choice}`);
+  if (info.backend === 'cpu') expect(text).toMatch(/CUDA is not used: .+\nTo use a GPU: /);
 });
 
 test('demo multiplies on the best backend and checks the product against float64', () => {

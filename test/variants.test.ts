@@ -30,8 +30,11 @@ function loadWith(env: Record<string, string>): { info: Record<string, any>; c: 
     const { info, matmulSync } = require(${JSON.stringify(path.join(root, 'dist'))});
     const c = matmulSync(new Float32Array([1, 2, 3, 4]), new Float32Array([5, 6, 7, 8]), { m: 2, k: 2, n: 2 });
     console.log(JSON.stringify({ info: info(), c: Array.from(c) }));`;
-  const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+  // The loader's other inputs are left out: each case is a user's process with only what the case sets.
+  const childEnv: Record<string, string | undefined> = { ...process.env };
   delete childEnv.CUDA_MATMUL_ADDON;
+  delete childEnv.CUDA_MATMUL_VARIANT;
+  Object.assign(childEnv, env);
   return JSON.parse(execFileSync(process.execPath, ['-e', script], { env: childEnv as NodeJS.ProcessEnv }).toString());
 }
 
@@ -80,8 +83,11 @@ test('with no driver at all, the CUDA 12 variant runs on the CPU and says no dri
   expect(c).toEqual([19, 22, 43, 50]);
 });
 
-test('CUDA_MATMUL_VARIANT forces a variant, and an unknown one is a clear load error', () => {
+test('CUDA_MATMUL_VARIANT forces a variant; an unknown one, or a CUDA_MATMUL_ADDON that does not load, is a clear load error', () => {
   const { info } = loadWith({ ...standInDriver(13000), CUDA_MATMUL_VARIANT: 'cuda12' });
   expect(info.binary).toEqual(expect.objectContaining({ variant: 'cuda12', choice: 'CUDA_MATMUL_VARIANT=cuda12 (driver: CUDA 13.0)' }));
   expect(() => loadWith({ CUDA_MATMUL_VARIANT: 'cuda11' })).toThrow(/CUDA_MATMUL_VARIANT=cuda11: linux-x64 ships cuda13, cuda12/);
+  // Never another binary in the named one's place.
+  expect(() => loadWith({ CUDA_MATMUL_ADDON: '/nowhere/cuda-matmul.node' })).toThrow(
+    /could not load its native addon[^]*CUDA_MATMUL_ADDON \/nowhere\/cuda-matmul\.node: Cannot find module/);
 });

@@ -157,8 +157,13 @@ __device__ __forceinline__ __half scaledHalf(float x, int shift, bool& held) {
     held = static_cast<int>(biased) + shift >= kLowestHeld;
     return __float2half_rn(held ? __uint_as_float(__float_as_uint(x) + (static_cast<uint32_t>(shift) << 23)) : 0.0f);
   }
-  held = m < kInfinityBits && (m == 0 || ilogbf(x) + shift >= kLowestNormal);  // zero, or a subnormal
-  return __float2half_rn(held && m != 0 ? scalbnf(x, shift) : 0.0f);
+  // Zero, or a subnormal x = ±m·2^-149: x·2^shift is m (exact as a float, m < 2^23) times 2^(shift - 149), a normal
+  // power of two wherever x is held (ilogbf(x) ≥ -149 and ilogbf(x) + shift ≥ -14, so shift - 149 ≥ -36). Not
+  // scalbnf: CUDA 12.4's compiler evaluated it, exp2 and all, for every element beside the normal case
+  // (bench/NOTES.md, "The CUDA 12 variant").
+  held = m < kInfinityBits && (m == 0 || ilogbf(x) + shift >= kLowestNormal);
+  const float factor = __uint_as_float(static_cast<uint32_t>(min(max(shift - 149 + kBias, 1), 254)) << 23);
+  return __float2half_rn(held && m != 0 ? copysignf(static_cast<float>(m) * factor, x) : 0.0f);
 }
 
 // A row's two visits (its largest magnitude, then its fp16 copy) by a block: the first loads it four floats at a
@@ -384,15 +389,22 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int64_t row = w.row + consumer * 64 + warp * 16 + 8 * h + lane / 4;
       if (row >= M) continue;
       const int unscale = -s.expA[row];
-      // A multiply by 2^unscale where that is a float (one rounding, as scalbnf's, subnormal results included:
-      // no flush-to-zero here), else scalbnf.
-      const bool multiply = unscale >= -126 && unscale <= 127;
-      const float factor = multiply ? __int_as_float((unscale + 127) << 23) : 1.0f;
-      auto unscaled = [&](float x) { return multiply ? x * factor : scalbnf(x, unscale); };
+      auto storeRow = [&](auto unscaled) {
 #pragma unroll
-      for (int j = 0; j < kCols / 8; ++j)
-        storePair(c + row * ldc, w.col + 8 * j + 2 * (lane % 4), N, unscaled(d[4 * j + 2 * h]),
-                  unscaled(d[4 * j + 2 * h + 1]), pairs, 0.0f);
+        for (int j = 0; j < kCols / 8; ++j)
+          storePair(c + row * ldc, w.col + 8 * j + 2 * (lane % 4), N, unscaled(d[4 * j + 2 * h]),
+                    unscaled(d[4 * j + 2 * h + 1]), pairs, 0.0f);
+      };
+      // A multiply by 2^unscale where that is a float (one rounding, as scalbnf's, subnormal results included:
+      // no flush-to-zero here), else scalbnf. Two loops, not a choice per element: CUDA 12.4's compiler evaluated
+      // scalbnf for every element beside the multiply (11% of the kernel's time at 4096³, bench/NOTES.md,
+      // "The CUDA 12 variant").
+      if (unscale >= -126 && unscale <= 127) {
+        const float factor = __int_as_float((unscale + 127) << 23);
+        storeRow([&](float x) { return x * factor; });
+      } else {
+        storeRow([&](float x) { return scalbnf(x, unscale); });
+      }
     }
   }
 #endif
