@@ -53,6 +53,7 @@ function showInfo(json: boolean): void {
   const binary = state.binary;
   console.log(`binary: ${binary.variant} (${binary.origin}; ${binary.cudaRuntime ? `CUDA runtime ${binary.cudaRuntime}, sm_${binary.architectures.join(', sm_')}` : 'no CUDA'}) ${binary.path}`);
   console.log(`chosen because: ${binary.choice}`);
+  if (binary.untested) console.log(`note: ${binary.untested}`);
   for (const d of state.devices)
     console.log(`device ${d.index}: ${d.name}, compute capability ${d.computeCapability}, ${(d.totalMemory / 2 ** 30).toFixed(1)} GiB`);
   if (state.reason) {

@@ -51,6 +51,7 @@ interface BuiltBinary {
   cudaRuntime: string | null;
   minimumDriverCuda: number;
   architectures: string[];
+  untested?: string;
 }
 
 function describe(error: unknown): string {
@@ -125,6 +126,7 @@ function loadShipped(failures: string[]): { binding: NativeBinding; binary: Bina
         choice: forced ? `CUDA_MATMUL_VARIANT=${forced} (driver: ${driverText})`
           : choice.runsCuda ? `the driver supports ${driverText}`
           : `the driver supports ${driverText}${driver.problem ? ` (${driver.problem})` : ''}: no variant's CUDA runs on it, so this one runs on the CPU`,
+        ...(choice.binary.untested ? { untested: choice.binary.untested } : {}),
       },
     };
   } catch (error) {

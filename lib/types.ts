@@ -89,6 +89,8 @@ export interface BinaryInfo {
   driverCuda: string | null;
   /** Why the binary was chosen: the driver's CUDA version, or what was missing. */
   choice: string;
+  /** Set where this binary's CUDA path has not yet run on a GPU (linux-arm64's CUDA build, until it has). */
+  untested?: string;
 }
 
 /** Memory the library holds, in bytes (`info().memory`). */

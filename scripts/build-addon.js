@@ -163,12 +163,14 @@ function cudaRuntimeOf(versionText) {
 // What the loader needs to know of a binary (lib/native.ts): which CUDA runtime it carries, hence which drivers
 // run it (CUDA's minor-version compatibility: any driver of the same major version), and for which GPUs.
 function describeBinary(options, tools, file, cudaRuntime) {
+  const untested = (config.untested[options.target] || []).includes(options.variant);
   return {
     file,
     variant: options.variant,
     cudaRuntime,
     minimumDriverCuda: cudaRuntime ? Number(cudaRuntime.split('.')[0]) * 1000 : 0,
     architectures: tools.archs,
+    ...(untested ? { untested: `built, but its CUDA path has not yet run on a ${options.target} GPU` } : {}),
   };
 }
 

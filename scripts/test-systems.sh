@@ -5,7 +5,8 @@
 #     test/systems/smoke.js (a product against float64, info(): the CUDA 12 variant, as with no driver, the command
 #     line);
 #   - linux-arm64: Node 20 for arm64 from the npm registry under qemu-user, on bullseye's arm64 glibc, loading the
-#     package's linux-arm64 binaries (the CPU variant: no driver) and running the same smoke test.
+#     package's linux-arm64 binaries (the CPU variant: no driver; then the CUDA 12 one, forced) and running the same
+#     smoke test.
 # Needs root, debootstrap, qemu-user-static, Debian's mirror and the npm registry; .ci/run runs it after npm test.
 # The roots are kept in $CUDA_MATMUL_BUILD_CACHE (default /var/tmp/cuda-matmul-build) and reused.
 set -euo pipefail
@@ -60,3 +61,6 @@ tar -xzf "$tarball" -C "$work/arm64/node_modules/cuda-matmul" --strip-components
 cp test/systems/smoke.js "$work/arm64/smoke.js"
 arm64node="qemu-aarch64-static -L $arm64libs $work/node-arm64/package/bin/node"
 (cd "$work/arm64" && SMOKE_NODE="$arm64node" $arm64node smoke.js arm64 cpu)
+echo "test-systems: linux-arm64, the CUDA 12 build forced: it loads (no driver: on the CPU) and says it is untested on a GPU"
+(cd "$work/arm64" && CUDA_MATMUL_VARIANT=cuda12 SMOKE_NODE="$arm64node" $arm64node smoke.js arm64 cuda12) | tee "$work/arm64.json"
+grep -q '"untested":"built, but its CUDA path has not yet run on a linux-arm64 GPU"' "$work/arm64.json"
