@@ -42,11 +42,16 @@ export interface MatrixProductOptions {
  * const y = await Y.toArray();                          // 32×64, row-major
  * [W, X, Y].forEach((m) => m.dispose());               // or `using`; forgotten ones are garbage collected
  */
+// The key only this module holds, so that a Matrix is made here alone.
+const madeHere = Symbol('Matrix');
+
 export class Matrix {
   readonly #handle: NativeMatrixHandle;
   #disposed = false;
 
-  private constructor(handle: NativeMatrixHandle) {
+  private constructor(made: typeof madeHere, handle: NativeMatrixHandle) {
+    // A constructor TypeScript keeps private is still callable from JavaScript.
+    if (made !== madeHere) throw new TypeError('Matrix: make one with await Matrix.from(data, rows, cols), not new Matrix()');
     this.#handle = handle;
   }
 
@@ -58,7 +63,7 @@ export class Matrix {
   static async from(data: Float32Array, rows: number, cols: number, options?: MatrixOptions): Promise<Matrix> {
     const opts = readMatrixFrom(data, rows, cols, options);
     startIdleTrimming();
-    return new Matrix(await native.matrixFrom(data, rows, cols, opts));
+    return new Matrix(madeHere, await native.matrixFrom(data, rows, cols, opts));
   }
 
   /** Rows (a TypeError once disposed). */
@@ -96,7 +101,7 @@ export class Matrix {
       if (!(other instanceof Matrix)) throw new TypeError(`other: expected a Matrix, got ${describe(other)}`);
       if (out !== undefined && !(out instanceof Matrix)) throw new TypeError(`out: expected a Matrix, got ${describe(out)}`);
       const a = this.#live(), b = other.#live('other');
-      if (out === undefined) return native.matrixMultiply(a, b, undefined, kernel, precision).then((handle) => new Matrix(handle));
+      if (out === undefined) return native.matrixMultiply(a, b, undefined, kernel, precision).then((handle) => new Matrix(madeHere, handle));
       return native.matrixMultiply(a, b, out.#live('out'), kernel, precision).then(() => out);
     } catch (error) {
       return Promise.reject(error);

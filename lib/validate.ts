@@ -45,22 +45,39 @@ function isDetached(array: Float32Array): boolean {
   }
 }
 
-/** "a Float64Array", "null", "an object": for messages. */
+// "an Int32Array", "a Uint8Array" (said "you-int").
+const withArticle = (noun: string): string => `${/^([aeio]|u(?!int))/i.test(noun) ? 'an' : 'a'} ${noun}`;
+
+/** "a Float64Array", "an Int32Array", "null", "an object": for messages. */
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an Array';
-  if (ArrayBuffer.isView(value)) return `a ${Object.prototype.toString.call(value).slice(8, -1)}`;
+  if (Buffer.isBuffer(value)) return 'a Buffer';
+  if (ArrayBuffer.isView(value)) return withArticle(Object.prototype.toString.call(value).slice(8, -1));
+  if (types.isAnyArrayBuffer(value)) return withArticle(Object.prototype.toString.call(value).slice(8, -1));
   if (typeof value === 'object') return 'an object';
-  return `a ${typeof value}`;
+  return withArticle(typeof value);
+}
+
+// How to make a Float32Array of what was passed, where that is clear: Float32Array.from would give NaNs for nested
+// arrays and a float per byte for a Buffer.
+function conversionAdvice(value: unknown, name: string): string {
+  if (Array.isArray(value))
+    return Array.isArray(value[0]) ? ` of arrays (flatten it: Float32Array.from(${name}.flat()))` : ` (convert it with Float32Array.from(${name}))`;
+  if (Buffer.isBuffer(value))
+    return ` (to read its bytes as floats: new Float32Array(${name}.buffer, ${name}.byteOffset, ${name}.length / 4) where ` +
+      `${name}.byteOffset is a multiple of 4, else new Float32Array(Uint8Array.from(${name}).buffer); ` +
+      `Float32Array.from(${name}) would make a float of each byte)`;
+  if (types.isAnyArrayBuffer(value)) return ` (view it: new Float32Array(${name}))`;
+  if (ArrayBuffer.isView(value) && !types.isDataView(value)) return ` (convert it with Float32Array.from(${name}))`;
+  return '';
 }
 
 function checkFloat32Array(value: unknown, name: string): asserts value is Float32Array {
   // util.types works across realms (vm contexts, jest), where instanceof would not.
-  if (!types.isFloat32Array(value)) {
-    const convertible = Array.isArray(value) || (ArrayBuffer.isView(value) && !types.isDataView(value));
-    throw new TypeError(`${name}: expected a Float32Array, got ${describe(value)}${convertible ? ` (convert it with Float32Array.from(${name}))` : ''}`);
-  }
+  if (!types.isFloat32Array(value))
+    throw new TypeError(`${name}: expected a Float32Array, got ${describe(value)}${conversionAdvice(value, name)}`);
   if (isDetached(value)) throw new TypeError(`${name}: its ArrayBuffer is detached (transferred or freed)`);
   const buffer = bufferOf(value);
   if (!types.isSharedArrayBuffer(buffer) && resizableGetter?.call(buffer) === true)
@@ -148,7 +165,8 @@ function readObject(value: unknown, names: readonly string[], what = 'options'):
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new TypeError(`${what}: expected an object, got ${describe(value)}`);
-  for (const name of Object.keys(value)) if (!names.includes(name)) throw new TypeError(`options: unknown option '${name}'`);
+  for (const name of Object.keys(value))
+    if (!names.includes(name)) throw new TypeError(what === 'options' ? `options: unknown option '${name}'` : `${what}: unknown key '${name}'`);
   const read: Record<string, unknown> = {};
   for (const name of names) {
     const v = (value as Record<string, unknown>)[name];
@@ -172,6 +190,9 @@ export function readMatmul(a: unknown, b: unknown, shape: unknown, options: unkn
   if (typeof shape !== 'object' || shape === null || Array.isArray(shape))
     throw new TypeError(`shape: expected an object { m, k, n }, got ${describe(shape)}`);
   const dims = shape as Record<string, unknown>;
+  for (const key of Object.keys(dims))
+    if (!['m', 'k', 'n'].includes(key))
+      throw new TypeError(`shape: unknown key '${key}' (${GEMM_NAMES.includes(key) ? 'it is an argument of gemm({ a, b, c, m, k, n, transA, … })' : 'a shape is { m, k, n }'})`);
   const m = checkCount(dims.m, 'm');
   const k = checkCount(dims.k, 'k');
   const n = checkCount(dims.n, 'n');
@@ -271,7 +292,7 @@ export function readGemm(
 ): { kind: 'arrays' | 'matrices'; args: GemmRead; options: Record<string, unknown> } {
   if (typeof args !== 'object' || args === null || Array.isArray(args))
     throw new TypeError(`args: expected an object { a, b, c, m, k, n, … }, got ${describe(args)}`);
-  const raw = readObject(args, GEMM_NAMES);
+  const raw = readObject(args, GEMM_NAMES, 'args');
   const matrices = isMatrix(raw.a);
   const m = checkCount(raw.m, 'm');
   const k = checkCount(raw.k, 'k');

@@ -119,7 +119,7 @@ describe('gemm bad arguments', () => {
     ['batch too long for a', { ...ok, batch: 2 }, RangeError, /^a: length 6 is too short: .* need 12/],
     ['overlapping results', { ...ok, batch: 2, strideC: 4, c: randomMatrix(16), a: randomMatrix(12), b: randomMatrix(24) }, RangeError, /^strideC: /],
     ['c aliases a', { ...ok, c: a.subarray(0, 8) }, RangeError, /^c: .* (too short|must not share)/],
-    ['unknown field', { ...ok, transC: true }, TypeError, /^options: unknown option 'transC'/],
+    ['unknown field', { ...ok, transC: true }, TypeError, /^args: unknown key 'transC'$/],
   ];
   test.each(BAD)('%s', async (_name, args, type, message) => {
     const attempt = gemm(args as Parameters<typeof gemm>[0]);

@@ -1,6 +1,6 @@
 // Bad input gets a TypeError or RangeError naming the argument: from matmulSync (thrown), from matmul
 // (rejected, never thrown synchronously), and from the native binding called directly (safe on its own).
-import { allocHost, freeHost, matmul, matmulSync } from '../lib';
+import { allocHost, freeHost, matmul, matmulSync, Matrix } from '../lib';
 import { native } from '../lib/native';
 import { thrownBy } from './helpers';
 
@@ -150,6 +150,31 @@ describe('messages a user can act on', () => {
     await expect(matmul(A, B, undefined as never)).rejects.toThrow(/^shape: expected an object \{ m, k, n \}, got undefined$/);
     await expect(matmul(new Float64Array(6) as never, B, shape)).rejects.toThrow(/^a: expected a Float32Array, got a Float64Array \(convert it with Float32Array\.from\(a\)\)/);
     expect(thrownBy(() => native.matmulSync([1, 2, 3, 4, 5, 6] as never, B, shape, {})).message).toMatch(/^a: expected a Float32Array, got an Array \(convert it with Float32Array\.from\(a\)\)/);
+  });
+
+  // Advice that is right for what was passed: Float32Array.from of nested arrays gives NaNs, and of a Buffer one
+  // float per byte.
+  test.each([
+    ['nested arrays', [[1, 2, 3], [4, 5, 6]], /^a: expected a Float32Array, got an Array of arrays \(flatten it: Float32Array\.from\(a\.flat\(\)\)\)$/],
+    ['a flat array', [1, 2, 3, 4, 5, 6], /^a: expected a Float32Array, got an Array \(convert it with Float32Array\.from\(a\)\)$/],
+    ['a Buffer', Buffer.alloc(24), /^a: expected a Float32Array, got a Buffer \(to read its bytes as floats: new Float32Array\(a\.buffer, a\.byteOffset, a\.length \/ 4\) where a\.byteOffset is a multiple of 4, else new Float32Array\(Uint8Array\.from\(a\)\.buffer\); Float32Array\.from\(a\) would make a float of each byte\)$/],
+    ['an ArrayBuffer', new ArrayBuffer(24), /^a: expected a Float32Array, got an ArrayBuffer \(view it: new Float32Array\(a\)\)$/],
+    ['an Int32Array', new Int32Array(6), /^a: expected a Float32Array, got an Int32Array \(convert it with Float32Array\.from\(a\)\)$/],
+    ['a Uint8Array', new Uint8Array(6), /^a: expected a Float32Array, got a Uint8Array \(convert it with Float32Array\.from\(a\)\)$/],
+  ])('a is %s: the advice fits it', async (_, a, message) => {
+    await expect(matmul(a as never, B, shape)).rejects.toThrow(message);
+  });
+
+  test("a gemm argument in matmul's shape is a TypeError naming it, not ignored", async () => {
+    await expect(matmul(A, B, { ...shape, transA: true } as never)).rejects.toThrow(
+      /^shape: unknown key 'transA' \(it is an argument of gemm\(\{ a, b, c, m, k, n, transA, … \}\)\)$/);
+    expect(thrownBy(() => matmulSync(A, B, { ...shape, rows: 2 } as never)).message).toBe("shape: unknown key 'rows' (a shape is { m, k, n })");
+  });
+
+  test('new Matrix() from JavaScript is a TypeError pointing at Matrix.from', () => {
+    const Constructor = Matrix as unknown as new () => Matrix;
+    expect(thrownBy(() => new Constructor())).toEqual(
+      new TypeError('Matrix: make one with await Matrix.from(data, rows, cols), not new Matrix()'));
   });
 
   test('a device that does not exist is a RangeError on every backend, with or without a GPU', async () => {
