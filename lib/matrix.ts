@@ -31,6 +31,9 @@ export interface MatrixProductOptions {
   out?: Matrix;
 }
 
+// The key only this module holds, so that a Matrix is made here alone.
+const madeHere = Symbol('Matrix');
+
 /**
  * A matrix that stays where it is computed: on a CUDA device (or in the CPU backend's memory), multiplied
  * there any number of times without copies through host memory. Operations on a Matrix run in the order they
@@ -42,9 +45,6 @@ export interface MatrixProductOptions {
  * const y = await Y.toArray();                          // 32×64, row-major
  * [W, X, Y].forEach((m) => m.dispose());               // or `using`; forgotten ones are garbage collected
  */
-// The key only this module holds, so that a Matrix is made here alone.
-const madeHere = Symbol('Matrix');
-
 export class Matrix {
   readonly #handle: NativeMatrixHandle;
   #disposed = false;
