@@ -125,7 +125,8 @@ function loadShipped(failures: string[]): { binding: NativeBinding; binary: Bina
         driverCuda: driver.driverCuda ? cudaText(driver.driverCuda) : null,
         choice: forced ? `CUDA_MATMUL_VARIANT=${forced} (driver: ${driverText})`
           : choice.runsCuda ? `the driver supports ${driverText}`
-          : `the driver supports ${driverText}${driver.problem ? ` (${driver.problem})` : ''}: no variant's CUDA runs on it, so this one runs on the CPU`,
+          : driver.driverCuda ? `the driver supports ${driverText}: no variant's CUDA runs on it, so this one runs on the CPU`
+          : `no NVIDIA driver was found (${driver.problem}), so this one runs on the CPU`,
         ...(choice.binary.untested ? { untested: choice.binary.untested } : {}),
       },
     };

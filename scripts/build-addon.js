@@ -134,12 +134,19 @@ function filesUnder(dir) {
 }
 
 // Everything a binary depends on: the sources, every command that builds it, the compilers' and toolkit's versions.
-// Paths inside the checkout count from its root, so that a copy of it (the packaging test packs one) is current too.
-function fingerprint(commands, toolVersions, nodeHeaders) {
+// Paths are written relative to what they name (this checkout, node-addon-api, Node's headers), with those
+// versions hashed instead, so that a copy of the checkout (the packaging test packs one) is current too.
+function fingerprint(commands, toolVersions, tools) {
   const hash = crypto.createHash('sha256');
   for (const file of filesUnder(path.join(root, 'native'))) hash.update(path.relative(root, file)).update(fs.readFileSync(file));
-  const inputs = JSON.stringify({ commands, toolVersions, node: fs.readFileSync(path.join(nodeHeaders, 'node_version.h'), 'utf8') });
-  hash.update(inputs.split(root).join('<checkout>'));
+  const versions = {
+    toolVersions,
+    addonApi: fs.readFileSync(path.join(tools.addonApi, 'package.json'), 'utf8'),
+    node: fs.readFileSync(path.join(tools.nodeHeaders, 'node_version.h'), 'utf8'),
+  };
+  // node-addon-api first: it lies inside the checkout, or outside where node_modules is a link.
+  const places = [[tools.addonApi, '<node-addon-api>'], [tools.nodeHeaders, '<node headers>'], [root, '<checkout>']];
+  hash.update(places.reduce((text, [place, name]) => text.split(place).join(name), JSON.stringify({ commands, versions })));
   return hash.digest('hex');
 }
 
@@ -184,7 +191,7 @@ async function main() {
   const cudaRuntime = tools.cuda ? cudaRuntimeOf(toolVersions.nvcc) : null;
   const jobs = compileCommands(options, tools, objects);
   const links = linkCommands(tools, jobs, path.join(out, name), path.join(out, 'probe.node'));
-  const wanted = fingerprint([...jobs, ...links].map((job) => job.command), toolVersions, tools.nodeHeaders);
+  const wanted = fingerprint([...jobs, ...links].map((job) => job.command), toolVersions, tools);
   const fingerprintFile = path.join(objects, 'fingerprint');
   fs.mkdirSync(out, { recursive: true });
   fs.mkdirSync(objects, { recursive: true });

@@ -48,11 +48,12 @@ if [ ! -e "$buildroot/.cuda12" ]; then
 fi
 
 node_headers=$(node -p "require('path').resolve(process.execPath, '../../include/node')")
+addon_api=$(node -p "require('path').dirname(require.resolve('node-addon-api/package.json'))")  # outside this checkout where node_modules is a link (the packaging test's copy)
 shipped=$(node -p "Object.entries(require('./native/sources.json').shipped).flatMap(([t, vs]) => vs.map((v) => t + ' ' + v)).join('\n')")
 # Mounts made in a mount namespace of this script's own vanish with it, whatever way it ends.
 unshare --mount --propagation private bash -euo pipefail -c '
-  buildroot=$1 cuda13=$2 node_headers=$3 shipped=$4
-  for dir in "$PWD" "$cuda13" "$node_headers"; do mkdir -p "$buildroot$dir"; mount --bind "$dir" "$buildroot$dir"; done
+  buildroot=$1 cuda13=$2 node_headers=$3 addon_api=$4 shipped=$5
+  for dir in "$PWD" "$cuda13" "$node_headers" "$addon_api"; do mkdir -p "$buildroot$dir"; mount --bind "$dir" "$buildroot$dir"; done
   mount -t proc proc "$buildroot/proc"
   while read -r target variant; do
     case "$target-$variant" in
@@ -65,4 +66,4 @@ unshare --mount --propagation private bash -euo pipefail -c '
     node scripts/build-addon.js --variant "$variant" --target "$target" --out "prebuilds/$target" --in-root "$buildroot" \
       --node-headers "$node_headers" "${toolkit[@]}"
   done <<< "$shipped"
-' build-prebuilds "$buildroot" "$cuda13" "$node_headers" "$shipped"
+' build-prebuilds "$buildroot" "$cuda13" "$node_headers" "$addon_api" "$shipped"

@@ -38,11 +38,18 @@ cp -a "$work/node-x64/package" "$runroot/opt/node"
 cp -a "$(dirname "$(readlink -f "$(command -v npm)")")/../." "$runroot/opt/npm"
 ln -s ../../npm/bin/npm-cli.js "$runroot/opt/node/bin/npm"
 cp /etc/resolv.conf "$runroot/etc/resolv.conf"
+# The certificate authorities this machine's npm trusts (a registry behind a TLS proxy needs them), where they are.
+cafile=$(npm config get cafile)
+registry_env=()
+if [ "$cafile" != null ] && [ -f "$cafile" ]; then
+  mkdir -p "$runroot$(dirname "$cafile")" && cp "$cafile" "$runroot$cafile"
+  registry_env=("npm_config_cafile=$cafile" "NODE_EXTRA_CA_CERTS=$cafile")
+fi
 cp "$tarball" "$runroot/app/cuda-matmul.tgz"
 cp test/systems/smoke.js "$runroot/app/smoke.js"
 echo '{ "name": "app", "version": "1.0.0", "private": true }' > "$runroot/app/package.json"
 echo "test-systems: bullseye: npm install, then npm ci from its lockfile, then the smoke test"
-chroot "$runroot" /usr/bin/env -i HOME=/root PATH=/opt/node/bin:/usr/bin:/bin /bin/sh -euc '
+chroot "$runroot" /usr/bin/env -i HOME=/root PATH=/opt/node/bin:/usr/bin:/bin "${registry_env[@]}" /bin/sh -euc '
   cd /app
   if command -v cc || command -v gcc || command -v g++ || command -v python3 || command -v nvcc; then
     echo "the root holds a compiler or Python: it is not the bare system this test needs" >&2; exit 1

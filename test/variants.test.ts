@@ -78,7 +78,7 @@ test('with no driver at all, the CUDA 12 variant runs on the CPU and says no dri
   const { info, c } = loadWith({ LD_LIBRARY_PATH: path.join(driverDir, 'nowhere') });
   if (info.binary.driverCuda !== null) return void expect(info.binary.driverCuda).toMatch(/^\d+\.\d+$/); // a real driver here
   expect(info.binary.variant).toBe('cuda12');
-  expect(info.binary.choice).toMatch(/^the driver supports none \(libcuda\.so\.1: cannot open shared object file.*\): no variant's CUDA runs on it/);
+  expect(info.binary.choice).toMatch(/^no NVIDIA driver was found \(libcuda\.so\.1: cannot open shared object file.*\), so this one runs on the CPU$/);
   expect(info.reason).toMatch(/^no NVIDIA driver was found/);
   expect(c).toEqual([19, 22, 43, 50]);
 });
