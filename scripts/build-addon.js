@@ -150,13 +150,15 @@ function fingerprint(commands, toolVersions, tools) {
   return hash.digest('hex');
 }
 
-// The link of the product addon, with the C++ and GCC runtimes linked in and hidden (the binary asks the system for
-// glibc alone), and the driver probe's one compile.
-function linkCommands(tools, jobs, file, probeFile) {
+// The link of the product addon and the driver probe's one compile. A shipped binary has the C++ and GCC runtimes
+// linked in and hidden, so it asks the system for glibc alone; a local build runs where it was built, with that
+// system's (RHEL, for one, ships no static libstdc++ by default).
+function linkCommands(options, tools, jobs, file, probeFile) {
   const libraries = tools.cuda ? [`-L${tools.cuda.lib}`, ...config.cudaStaticLibraries.map((l) => `-l${l}`)] : ['-lpthread'];
+  const runtimes = options.variant === 'local' ? [] : ['-static-libstdc++', '-static-libgcc', '-Wl,--exclude-libs,ALL'];
   return [
-    { what: `linking ${path.basename(file)}`, command: [tools.cxx, '-shared', '-s', '-static-libstdc++', '-static-libgcc',
-      '-Wl,--exclude-libs,ALL', '-Wl,--as-needed', ...jobs.map((job) => job.object), ...libraries, '-o', file] },
+    { what: `linking ${path.basename(file)}`, command: [tools.cxx, '-shared', '-s', ...runtimes, '-Wl,--as-needed',
+      ...jobs.map((job) => job.object), ...libraries, '-o', file] },
     { what: 'the driver probe', command: [tools.cc, '-std=c99', '-O2', '-shared', '-s', '-fPIC', `-I${tools.nodeHeaders}`,
       path.join(root, 'native', 'probe', 'driver_probe.c'), '-ldl', '-o', probeFile] },
   ];
@@ -190,7 +192,7 @@ async function main() {
   const toolVersions = { cxx: capture(options, [tools.cxx, '--version']), nvcc: tools.cuda ? capture(options, [tools.cuda.nvcc, '--version']) : null };
   const cudaRuntime = tools.cuda ? cudaRuntimeOf(toolVersions.nvcc) : null;
   const jobs = compileCommands(options, tools, objects);
-  const links = linkCommands(tools, jobs, path.join(out, name), path.join(out, 'probe.node'));
+  const links = linkCommands(options, tools, jobs, path.join(out, name), path.join(out, 'probe.node'));
   const wanted = fingerprint([...jobs, ...links].map((job) => job.command), toolVersions, tools);
   const fingerprintFile = path.join(objects, 'fingerprint');
   fs.mkdirSync(out, { recursive: true });
