@@ -152,12 +152,14 @@ function fingerprint(commands, toolVersions, tools) {
 
 // The link of the product addon and the driver probe's one compile. A shipped binary has the C++ and GCC runtimes
 // linked in and hidden, so it asks the system for glibc alone; a local build runs where it was built, with that
-// system's (RHEL, for one, ships no static libstdc++ by default).
+// system's (RHEL, for one, ships no static libstdc++ by default). The addon is never unloaded (-z nodelete): Node
+// unloads a Worker's addons when the Worker ends, but V8 still calls code of ours afterwards (the deleters of
+// result memory, the control blocks of held arrays), which then is gone (ARCHITECTURE.md, "Shipped binaries").
 function linkCommands(options, tools, jobs, file, probeFile) {
   const libraries = tools.cuda ? [`-L${tools.cuda.lib}`, ...config.cudaStaticLibraries.map((l) => `-l${l}`)] : ['-lpthread'];
   const runtimes = options.variant === 'local' ? [] : ['-static-libstdc++', '-static-libgcc', '-Wl,--exclude-libs,ALL'];
   return [
-    { what: `linking ${path.basename(file)}`, command: [tools.cxx, '-shared', '-s', ...runtimes, '-Wl,--as-needed',
+    { what: `linking ${path.basename(file)}`, command: [tools.cxx, '-shared', '-s', ...runtimes, '-Wl,--as-needed', '-Wl,-z,nodelete',
       ...jobs.map((job) => job.object), ...libraries, '-o', file] },
     { what: 'the driver probe', command: [tools.cc, '-std=c99', '-O2', '-shared', '-s', '-fPIC', `-I${tools.nodeHeaders}`,
       path.join(root, 'native', 'probe', 'driver_probe.c'), '-ldl', '-o', probeFile] },

@@ -23,7 +23,7 @@ test('the package ships a product addon and a driver probe for linux-x64 and lin
   expect(untested('linux-x64')).toEqual([]);
 });
 
-test.each(binaries)('%s needs glibc 2.31 at most, and no GLIBCXX_, CXXABI_ or GCC_ version', (file) => {
+test.each(binaries)('%s needs glibc 2.31 at most, no GLIBCXX_, CXXABI_ or GCC_ version, and is never unloaded', (file) => {
   const symbols = objdump('-T', file);
   const glibc = [...new Set([...symbols.matchAll(/GLIBC_(\d+(?:\.\d+)*)/g)].map((m) => m[1]))];
   expect(glibc.length).toBeGreaterThan(0);
@@ -31,6 +31,9 @@ test.each(binaries)('%s needs glibc 2.31 at most, and no GLIBCXX_, CXXABI_ or GC
   expect(symbols).not.toMatch(/GLIBCXX_|CXXABI_|\bGCC_\d/);
   const needed = [...objdump('-p', file).matchAll(/NEEDED\s+(\S+)/g)].map((m) => m[1]);
   expect(needed.filter((lib) => !/^(libc|libm|libdl|libpthread|librt|ld-linux-(x86-64|aarch64))\.so\.\d$/.test(lib))).toEqual([]);
+  // Never unloaded (a Worker's end would otherwise unmap code V8 still calls: ARCHITECTURE.md, "Shipped binaries").
+  if (!file.endsWith('probe.node'))
+    expect(execFileSync('readelf', ['-d', path.join(prebuilds, file)]).toString()).toMatch(/\(FLAGS_1\)\s+Flags: .*NODELETE/);
   const machine = execFileSync('readelf', ['-h', path.join(prebuilds, file)]).toString();
   expect(machine).toMatch(file.startsWith('linux-x64') ? /Machine:\s+Advanced Micro Devices X86-64/ : /Machine:\s+AArch64/);
 });
