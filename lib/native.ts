@@ -87,6 +87,21 @@ function chooseVariant(binaries: BuiltBinary[], driverCuda: number): { binary: B
   return { binary: byNewest.find((b) => b.cudaRuntime === null) ?? byNewest[byNewest.length - 1], runsCuda: false };
 }
 
+/** info().binary for a file loaded; `built` is what the build wrote of it, where it wrote anything. */
+function describeLoaded(built: BuiltBinary | undefined, origin: BinaryInfo['origin'], file: string, driverCuda: string | null,
+                        choice: string): BinaryInfo {
+  return {
+    variant: built?.variant ?? 'custom',
+    origin,
+    cudaRuntime: built?.cudaRuntime ?? null,
+    architectures: built?.architectures ?? [],
+    path: file,
+    driverCuda,
+    choice,
+    ...(built?.untested ? { untested: built.untested } : {}),
+  };
+}
+
 function loadShipped(failures: string[]): { binding: NativeBinding; binary: BinaryInfo } | undefined {
   const dir = path.join(packageRoot, 'prebuilds', platform);
   const binaries = readManifest(dir);
@@ -114,22 +129,12 @@ function loadShipped(failures: string[]): { binding: NativeBinding; binary: Bina
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const binding = require(file) as NativeBinding;
     const driverText = driver.driverCuda ? `CUDA ${cudaText(driver.driverCuda)}` : 'none';
-    return {
-      binding,
-      binary: {
-        variant: choice.binary.variant,
-        origin: 'shipped',
-        cudaRuntime: choice.binary.cudaRuntime,
-        architectures: choice.binary.architectures,
-        path: file,
-        driverCuda: driver.driverCuda ? cudaText(driver.driverCuda) : null,
-        choice: forced ? `CUDA_MATMUL_VARIANT=${forced} (driver: ${driverText})`
-          : choice.runsCuda ? `the driver supports ${driverText}`
-          : driver.driverCuda ? `the driver supports ${driverText}: no variant's CUDA runs on it, so this one runs on the CPU`
-          : `no NVIDIA driver was found (${driver.problem}), so this one runs on the CPU`,
-        ...(choice.binary.untested ? { untested: choice.binary.untested } : {}),
-      },
-    };
+    const why = forced ? `CUDA_MATMUL_VARIANT=${forced} (driver: ${driverText})`
+      : choice.runsCuda ? `the driver supports ${driverText}`
+      : driver.driverCuda ? `the driver supports ${driverText}: no variant's CUDA runs on it, so this one runs on the CPU`
+      : `no NVIDIA driver was found (${driver.problem}), so this one runs on the CPU`;
+    const driverCuda = driver.driverCuda ? cudaText(driver.driverCuda) : null;
+    return { binding, binary: describeLoaded(choice.binary, 'shipped', file, driverCuda, why) };
   } catch (error) {
     failures.push(`${path.relative(packageRoot, file)}: ${describe(error)}`);
     return undefined;
@@ -142,19 +147,9 @@ function loadFile(file: string, origin: BinaryInfo['origin'], failures: string[]
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const binding = require(file) as NativeBinding;
     const built = readManifest(path.dirname(file)).find((b) => path.join(path.dirname(file), b.file) === file);
-    return {
-      binding,
-      binary: {
-        variant: built?.variant ?? 'custom',
-        origin,
-        cudaRuntime: built?.cudaRuntime ?? null,
-        architectures: built?.architectures ?? [],
-        path: file,
-        driverCuda: null,
-        choice: origin === 'local build' ? 'a local build (npx cuda-matmul build-from-source) is loaded before the shipped binaries'
-          : `CUDA_MATMUL_ADDON names it`,
-      },
-    };
+    const why = origin === 'local build' ? 'a local build (npx cuda-matmul build-from-source) is loaded before the shipped binaries'
+      : 'CUDA_MATMUL_ADDON names it';
+    return { binding, binary: describeLoaded(built, origin, file, null, why) };
   } catch (error) {
     failures.push(`${origin} ${file}: ${describe(error)}`);
     return undefined;

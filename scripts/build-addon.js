@@ -63,6 +63,7 @@ function toolchain(options) {
     : config.variants[options.variant].cudaArchitectures;
   if (!archs) throw new Error(`build-addon: unknown variant '${options.variant}'`);
   return {
+    crossArm64: cross !== '',
     cxx: options.cxx || `${cross}g++`,
     cc: options.cc || `${cross}gcc`,
     cuda,
@@ -99,7 +100,7 @@ function compileCommands(options, tools, objects) {
     const input = path.join(root, source);
     const command = source.endsWith('.cu')
       ? [tools.cuda.nvcc, `-std=c++${config.cudaStandard}`, ...includes, ...defines, ...config.nvccFlags, ...gencodeFlags(tools.archs),
-          ...(tools.cxx.startsWith('aarch64') ? ['-ccbin', tools.cxx, '--target-directory', 'sbsa-linux'] : []), '-c', input, '-o', object]
+          ...(tools.crossArm64 ? ['-ccbin', tools.cxx, '--target-directory', 'sbsa-linux'] : []), '-c', input, '-o', object]
       : [tools.cxx, `-std=gnu++${config.cxxStandard}`, ...config.cxxFlags, '-fPIC', '-fexceptions', '-frtti', ...includes, ...defines, '-c', input, '-o', object];
     return { source, object, command };
   });
