@@ -76,6 +76,31 @@ for (const { kernel, precision, tolerance } of RUNS) {
     if (!(error < 1e-5)) failures++;
     console.log(`gemm Aᵀ·Bᵀ α β ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }
+  // Step 6 (gemv) reads A and B as stored: every transpose, on shapes that cut its 256-wide blocks and 32-deep
+  // stages, each variant (4, 8, 16 rows or columns), and K split (3×70001×5, 1×2049×77 to fill the SMs).
+  const GEMV_SHAPES = [[1, 1, 1], [1, 700, 1], [5, 33, 1027], [16, 300, 513], [1000, 257, 1], [4100, 64, 7], [3, 70001, 5], [1, 2049, 77], [513, 2049, 16]];
+  for (const [m, k, n] of only && !only.includes('gemv') ? [] : GEMV_SHAPES) {
+    for (const [transA, transB] of [[false, false], [false, true], [true, false], [true, true]]) {
+      const common = { a: random(m * k), b: random(k * n), m, k, n, transA, transB };
+      const onGpu = await gemm({ ...common, c: new Float32Array(m * n).fill(NaN) }, { backend: 'cuda', kernel: 'gemv' });
+      const error = m * n === 1 ? errorOf(onGpu, common.a, common.b, m, k, n) // a vector either way round
+        : relativeError(onGpu, await gemm({ ...common, c: new Float32Array(m * n) }, { backend: 'cpu' }));
+      if (!(error < 1e-5)) failures++;
+      console.log(`gemv ${transA ? 'Aᵀ' : 'A'}·${transB ? 'Bᵀ' : 'B'} ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
+    }
+  }
+  // wgmma-t reads B held as Bᵀ as stored (its tile a box of 32 k per column of C): each tile shape cut at every
+  // edge, K split in two and into 8 slices.
+  const TRANSPOSED_B_SHAPES = [[97, 300, 2053], [61, 300, 30011], [4097, 33, 4095], [513, 2049, 1409], [513, 8193, 257]];
+  for (const [m, k, n] of hopper && (!only || only.includes('wgmma-t')) ? TRANSPOSED_B_SHAPES : []) {
+    for (const [precision, tolerance] of [['fp32', 1e-5], ['tf32', 1e-3]]) {
+      const common = { a: random(m * k), b: random(k * n), m, k, n, transB: true };
+      const onGpu = await gemm({ ...common, c: new Float32Array(m * n).fill(NaN) }, { backend: 'cuda', kernel: 'wgmma-t', precision });
+      const error = relativeError(onGpu, await gemm({ ...common, c: new Float32Array(m * n) }, { backend: 'cpu' }));
+      if (!(error < tolerance)) failures++;
+      console.log(`wgmma-t ${precision} A·Bᵀ held ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
+    }
+  }
   // Matrices: a B read twice in each precision, written, then read again (the Bᵀ wgmma keeps with a Matrix).
   for (const [m, k, n] of [[97, 131, 61], [33, 1, 17]]) {
     const [x, w, y] = [random(m * k), random(k * n), random(k * k)];
@@ -100,5 +125,17 @@ for (const { kernel, precision, tolerance } of RUNS) {
   gathered.forEach(({ a, b, m, k, n }, i) => (worst = Math.max(worst, errorOf(results[i], a, b, m, k, n))));
   if (!(worst < 1e-5)) failures++;
   console.log(`gathered small products (${gathered.length} at once): worst relative error vs CPU ${worst.toExponential(2)}`);
+  // A strided batch of small products is one grouped launch, from host arrays and on Matrices (padded rows).
+  for (const [m, k, n] of [[16, 16, 16], [33, 9, 17], [64, 64, 64]]) {
+    const batch = 37;
+    const a = random(batch * m * k), b = random(batch * k * n);
+    const onCpu = await gemm({ a, b, c: new Float32Array(batch * m * n), m, k, n, batch }, { backend: 'cpu' });
+    const onArrays = await gemm({ a, b, c: new Float32Array(batch * m * n).fill(NaN), m, k, n, batch }, { backend: 'cuda' });
+    const [A, B, C] = [await Matrix.from(a, batch * m, k), await Matrix.from(b, batch * k, n), await Matrix.from(new Float32Array(batch * m * n).fill(NaN), batch * m, n)];
+    await gemm({ a: A, b: B, c: C, m, k, n, batch });
+    const error = Math.max(relativeError(onArrays, onCpu), relativeError(await C.toArray(), onCpu));
+    if (!(error < 1e-5)) failures++;
+    console.log(`strided batch of ${batch} ${m}×${k}×${n}, arrays and Matrices: relative error vs CPU ${error.toExponential(2)}`);
+  }
   process.exit(failures ? 1 : 0);
 })();

@@ -13,7 +13,7 @@ export const PRECISIONS = ['fp32', 'tf32'] as const;
  * The CUDA kernels, in the order of the progression from Muld (native/cuda/kernels/). Each takes both
  * precisions (one without a TF32 mode computes `'tf32'` in fp32).
  */
-export const KERNELS = ['auto', 'muld', 'blocktile', 'mma', 'wgmma', 'wgmma-t', 'wgmma-f16'] as const;
+export const KERNELS = ['auto', 'muld', 'blocktile', 'mma', 'wgmma', 'wgmma-t', 'wgmma-f16', 'gemv'] as const;
 
 // The public types (types.ts) name the same options; the compiler fails here if they drift apart.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -13,8 +13,11 @@ export type Backend = 'auto' | 'cuda' | 'cpu';
  * by powers of two so that each value rounds to fp16 exactly as to TF32; a value the scaling cannot hold (one over
  * 2^28 below the largest of its row) or a non-finite one has its row or column of C recomputed in fp32
  * (compute capability 9.0; 'auto' picks it for large tf32 products; in fp32 it runs `'wgmma-t'`'s 3xTF32).
+ * `'gemv'` computes products with at most 16 rows or 16 columns (a vector times a matrix, a few queries against
+ * a corpus) at the rate the GPU reads the large operand, with A and B read as stored (transposed or not); fp32 in
+ * both precisions; `'auto'` picks it for every such product, and asking for it on a larger one is a RangeError.
  */
-export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma' | 'wgmma' | 'wgmma-t' | 'wgmma-f16';
+export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma' | 'wgmma' | 'wgmma-t' | 'wgmma-f16' | 'gemv';
 /**
  * Arithmetic precision. `'fp32'` (default): float32 accuracy. `'tf32'`: tensor-core TF32 products, about
  * 3e-4 relative error, faster; kernels and backends without such a mode compute it in fp32.

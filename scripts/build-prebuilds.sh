@@ -4,6 +4,8 @@
 # runtime linked in, no GLIBCXX_ version at all (ARCHITECTURE.md, "Shipped binaries"). Needs root (debootstrap,
 # chroot, bind mounts in a private mount namespace) and Debian's mirror; `npm run build:native` runs it.
 #
+# Arguments, if any, name the binaries to build (target-variant: linux-x64-cuda13); none builds every one.
+#
 # What it sets up is kept in $CUDA_MATMUL_BUILD_CACHE (default /var/tmp/cuda-matmul-build) and reused:
 #   bullseye/   the root: g++, and the aarch64 cross compilers for linux-arm64
 #   debs/       CUDA 12.4 from Debian trixie (non-free), unpacked into the root: nvcc for x86-64 and the CUDA
@@ -50,6 +52,9 @@ fi
 node_headers=$(node -p "require('path').resolve(process.execPath, '../../include/node')")
 addon_api=$(node -p "require('path').dirname(require.resolve('node-addon-api/package.json'))")  # outside this checkout where node_modules is a link (the packaging test's copy)
 shipped=$(node -p "Object.entries(require('./native/sources.json').shipped).flatMap(([t, vs]) => vs.map((v) => t + ' ' + v)).join('\n')")
+if [ $# -gt 0 ]; then  # only the binaries named, as target-variant (linux-x64-cuda13): a quicker build while working
+  shipped=$(while read -r target variant; do if [[ " $* " == *" $target-$variant "* ]]; then echo "$target $variant"; fi; done <<< "$shipped")
+fi
 # Mounts made in a mount namespace of this script's own vanish with it, whatever way it ends.
 unshare --mount --propagation private bash -euo pipefail -c '
   buildroot=$1 cuda13=$2 node_headers=$3 addon_api=$4 shipped=$5

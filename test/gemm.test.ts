@@ -2,31 +2,9 @@
 // against a float64 reference; and its bad-argument errors.
 import { gemm, info, Matrix } from '../lib';
 import { native } from '../lib/native';
-import { describeGpu, gpuSuiteName, randomMatrix, relativeTo, sameBytes, thrownBy } from './helpers';
+import { describeGpu, GemmCase as Case, gemmLabel as label, gemmReference as reference, gpuSuiteName, randomMatrix, relativeTo, sameBytes, thrownBy } from './helpers';
 
 const BACKENDS = ['cpu', ...(info().backend === 'cuda' ? ['cuda' as const] : [])] as const;
-
-interface Case {
-  m: number;
-  k: number;
-  n: number;
-  transA: boolean;
-  transB: boolean;
-  alpha: number;
-  beta: number;
-}
-
-/** float64 α·op(A)·op(B) + β·C for one product; A stored k×m when transA, B stored n×k when transB. */
-function reference(a: Float32Array, b: Float32Array, c: Float32Array, s: Case): Float64Array {
-  const out = new Float64Array(s.m * s.n);
-  for (let i = 0; i < s.m; i++)
-    for (let j = 0; j < s.n; j++) {
-      let sum = 0;
-      for (let p = 0; p < s.k; p++) sum += (s.transA ? a[p * s.m + i] : a[i * s.k + p]) * (s.transB ? b[j * s.k + p] : b[p * s.n + j]);
-      out[i * s.n + j] = s.alpha * sum + (s.beta === 0 ? 0 : s.beta * c[i * s.n + j]);
-    }
-  return out;
-}
 
 const CASES: Case[] = [];
 for (const [m, k, n] of [[37, 53, 29], [1, 300, 211], [129, 1, 65], [64, 64, 64]])
@@ -34,8 +12,6 @@ for (const [m, k, n] of [[37, 53, 29], [1, 300, 211], [129, 1, 65], [64, 64, 64]
     for (const transB of [false, true]) CASES.push({ m, k, n, transA, transB, alpha: 0.5, beta: -1.5 });
 CASES.push({ m: 97, k: 131, n: 61, transA: true, transB: false, alpha: 1, beta: 0 });
 CASES.push({ m: 6, k: 0, n: 4, transA: false, transB: true, alpha: 2, beta: 3 });
-
-const label = (s: Case) => `${s.m}×${s.k}×${s.n}${s.transA ? ' Aᵀ' : ''}${s.transB ? ' Bᵀ' : ''} α=${s.alpha} β=${s.beta}`;
 
 describe.each(BACKENDS)('gemm on backend %s', (backend) => {
   test.each(CASES.map((s) => [label(s), s] as const))('arrays: %s', async (_name, s) => {
@@ -48,9 +24,15 @@ describe.each(BACKENDS)('gemm on backend %s', (backend) => {
     expect(relativeTo(c, want)).toBeLessThanOrEqual(1e-5);
   });
 
-  test('a strided batch: every product right, the gaps between them untouched', async () => {
-    const s: Case = { m: 33, k: 17, n: 9, transA: true, transB: true, alpha: -1, beta: 0.25 };
-    const batch = 3;
+  // Transposed and scaled (one product after another on CUDA), and plain small products (one gathered batch on
+  // CUDA: native/cuda/transfer/routes.h), K = 0 among them.
+  test.each(([
+    [{ m: 33, k: 17, n: 9, transA: true, transB: true, alpha: -1, beta: 0.25 }, 3],
+    [{ m: 20, k: 30, n: 10, transA: false, transB: false, alpha: 1, beta: 0 }, 300],
+    [{ m: 64, k: 64, n: 64, transA: false, transB: false, alpha: 1, beta: 0 }, 50],
+    [{ m: 7, k: 0, n: 5, transA: false, transB: false, alpha: 1, beta: 0 }, 20],
+  ] as [Case, number][]).map(([s, batch]) => [`${label(s)}, batch ${batch}`, s, batch] as const))(
+    'a strided batch: every product right, the gaps between them untouched (%s)', async (_name, s, batch) => {
     const [strideA, strideB, strideC] = [s.m * s.k + 5, s.k * s.n + 2, s.m * s.n + 7];
     const a = randomMatrix(strideA * batch);
     const b = randomMatrix(strideB * batch);
@@ -66,24 +48,29 @@ describe.each(BACKENDS)('gemm on backend %s', (backend) => {
     }
   });
 
-  test('Matrices, a batch stacked by rows: every product right, one B shared (strideB 0), gap rows untouched', async () => {
-    const s: Case = { m: 21, k: 13, n: 70, transA: true, transB: false, alpha: 0.75, beta: -0.5 };
-    const batch = 3;
-    const [strideA, strideC] = [s.k + 2, s.m + 3]; // A stored k×m per product (transA), C m×n
-    const rowsA = (batch - 1) * strideA + s.k;
+  // Transposed and scaled (one product after another on CUDA), and plain (one grouped launch on CUDA, over rows
+  // padded to 4 floats: native/cuda/resident.cu).
+  test.each(([
+    [{ m: 21, k: 13, n: 70, transA: true, transB: false, alpha: 0.75, beta: -0.5 }, 3],
+    [{ m: 21, k: 13, n: 70, transA: false, transB: false, alpha: 1, beta: 0 }, 40],
+  ] as [Case, number][]).map(([s, batch]) => [`${label(s)}, batch ${batch}`, s, batch] as const))(
+    'Matrices, a batch stacked by rows: every product right, one B shared (strideB 0), gap rows untouched (%s)', async (_name, s, batch) => {
+    const [rowsOfA, colsOfA] = s.transA ? [s.k, s.m] : [s.m, s.k]; // A stored k×m per product when transA
+    const [strideA, strideC] = [rowsOfA + 2, s.m + 3];
+    const rowsA = (batch - 1) * strideA + rowsOfA;
     const rowsC = (batch - 1) * strideC + s.m;
-    const a = randomMatrix(rowsA * s.m);
+    const a = randomMatrix(rowsA * colsOfA);
     const b = randomMatrix(s.k * s.n);
     const c = randomMatrix(rowsC * s.n);
     const [A, B, C] = await Promise.all([
-      Matrix.from(a, rowsA, s.m, { backend }),
+      Matrix.from(a, rowsA, colsOfA, { backend }),
       Matrix.from(b, s.k, s.n, { backend }),
       Matrix.from(c, rowsC, s.n, { backend }),
     ]);
     expect(await gemm({ a: A, b: B, c: C, ...s, batch, strideA, strideB: 0, strideC })).toBe(C);
     const got = await C.toArray();
     for (let i = 0; i < batch; i++) {
-      const want = reference(a.subarray(i * strideA * s.m), b, c.subarray(i * strideC * s.n), s);
+      const want = reference(a.subarray(i * strideA * colsOfA), b, c.subarray(i * strideC * s.n), s);
       expect(relativeTo(got.subarray(i * strideC * s.n, (i * strideC + s.m) * s.n), want)).toBeLessThanOrEqual(1e-5);
       if (i < batch - 1) expect(sameBytes(got.subarray((i * strideC + s.m) * s.n, (i + 1) * strideC * s.n), c.subarray((i * strideC + s.m) * s.n, (i + 1) * strideC * s.n))).toBe(true);
     }

@@ -107,6 +107,32 @@ export function relativeError(c: Float32Array, a: Float32Array, b: Float32Array,
   return relativeTo(c, ref, scale);
 }
 
+/** One gemm: C = α·op(A)·op(B) + β·C, A stored k×m when transA, B stored n×k when transB. */
+export interface GemmCase {
+  m: number;
+  k: number;
+  n: number;
+  transA: boolean;
+  transB: boolean;
+  alpha: number;
+  beta: number;
+}
+
+/** float64 α·op(A)·op(B) + β·C for one product (C as it was before the call). */
+export function gemmReference(a: Float32Array, b: Float32Array, c: Float32Array, s: GemmCase): Float64Array {
+  const out = new Float64Array(s.m * s.n);
+  for (let i = 0; i < s.m; i++)
+    for (let j = 0; j < s.n; j++) {
+      let sum = 0;
+      for (let p = 0; p < s.k; p++) sum += (s.transA ? a[p * s.m + i] : a[i * s.k + p]) * (s.transB ? b[j * s.k + p] : b[p * s.n + j]);
+      out[i * s.n + j] = s.alpha * sum + (s.beta === 0 ? 0 : s.beta * c[i * s.n + j]);
+    }
+  return out;
+}
+
+export const gemmLabel = (s: GemmCase): string =>
+  `${s.m}×${s.k}×${s.n}${s.transA ? ' Aᵀ' : ''}${s.transB ? ' Bᵀ' : ''} α=${s.alpha} β=${s.beta}`;
+
 export interface Case {
   m: number;
   k: number;
@@ -210,6 +236,27 @@ export const FEW_ROW_SHAPES: Case[] = [
   { m: 1, k: 2049, n: 77 },
   { m: 200, k: 1100, n: 1500 },
   { m: 37, k: 2500, n: 64 },
+];
+
+/**
+ * Step 6 (gemv: at most 16 rows or 16 columns; native/cuda/kernels/6_few_rows.cu): each of its variants (4, 8, 16
+ * rows or columns) cut at every edge of its 256-wide blocks and 32-deep stages, k = 1, both tiny, and a long K in
+ * slices summed in float64 (1×20000×3: 20 slices of 1024; 513×2049×16: 3).
+ */
+export const GEMV_SHAPES: Case[] = [
+  { m: 1, k: 1, n: 1 },
+  { m: 1, k: 1000, n: 1 },
+  { m: 1, k: 768, n: 1000 },
+  { m: 5, k: 33, n: 1027 },
+  { m: 16, k: 300, n: 513 },
+  { m: 9, k: 1, n: 700 },
+  { m: 1000, k: 257, n: 1 },
+  { m: 4100, k: 64, n: 7 },
+  { m: 17, k: 40, n: 16 },
+  { m: 16, k: 40, n: 17 },
+  { m: 3, k: 5000, n: 5 },
+  { m: 1, k: 20000, n: 3 },
+  { m: 513, k: 2049, n: 16 },
 ];
 
 /**

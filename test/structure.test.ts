@@ -72,9 +72,9 @@ test('native layers include only the layers below them; no switch hides a missin
 test('the kernels read as the progression from Muld: one numbered file each, one registry row each', () => {
   const dir = path.join(root, 'native', 'cuda', 'kernels');
   const steps = fs.readdirSync(dir).filter((f) => /^\d+_\w+\.cu$/.test(f)).sort();
-  expect(steps).toEqual(['0_muld.cu', '1_blocktile.cu', '2_mma.cu', '3_wgmma.cu', '4_wgmma_transposed.cu', '5_wgmma_f16.cu']);
+  expect(steps).toEqual(['0_muld.cu', '1_blocktile.cu', '2_mma.cu', '3_wgmma.cu', '4_wgmma_transposed.cu', '5_wgmma_f16.cu', '6_few_rows.cu']);
   const registry = fs.readFileSync(path.join(dir, 'registry.h'), 'utf8');
-  const variantsFunction: Record<string, string> = { blocktile: 'blockTile', 'wgmma-t': 'wgmmaTransposed', 'wgmma-f16': 'wgmmaF16' };
+  const variantsFunction: Record<string, string> = { blocktile: 'blockTile', 'wgmma-t': 'wgmmaTransposed', 'wgmma-f16': 'wgmmaF16', gemv: 'fewRows' };
   for (const [i, file] of steps.entries()) {
     expect(fs.readFileSync(path.join(dir, file), 'utf8')).toMatch(new RegExp(`^// Step ${i} of the kernel progression`));
     const name = KERNELS[i + 1];

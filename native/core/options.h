@@ -16,7 +16,7 @@ inline constexpr const char* kBackendNames[] = {"auto", "cuda", "cpu"};  // by B
 enum class Precision { Fp32, Tf32 };
 inline constexpr const char* kPrecisionNames[] = {"fp32", "tf32"};  // by Precision
 
-enum class Kernel { Auto, Muld, BlockTile, Mma, Wgmma, WgmmaT, WgmmaF16 };
+enum class Kernel { Auto, Muld, BlockTile, Mma, Wgmma, WgmmaT, WgmmaF16, FewRows };
 struct KernelOption {
   Kernel kernel;
   const char* name;  // as JavaScript spells it
@@ -24,7 +24,7 @@ struct KernelOption {
 // By Kernel. Every kernel is a CUDA kernel: on the CPU backend only 'auto' is accepted.
 inline constexpr KernelOption kKernelOptions[] = {
     {Kernel::Auto, "auto"}, {Kernel::Muld, "muld"}, {Kernel::BlockTile, "blocktile"}, {Kernel::Mma, "mma"}, {Kernel::Wgmma, "wgmma"},
-    {Kernel::WgmmaT, "wgmma-t"}, {Kernel::WgmmaF16, "wgmma-f16"},
+    {Kernel::WgmmaT, "wgmma-t"}, {Kernel::WgmmaF16, "wgmma-f16"}, {Kernel::FewRows, "gemv"},
 };
 inline constexpr size_t kKernelCount = sizeof kKernelOptions / sizeof *kKernelOptions;
 

@@ -16,8 +16,8 @@ struct GemmShape {
   bool transA = false, transB = false;
   float alpha = 1.0f, beta = 0.0f;
 
-  // A plain product: C = A·B.
-  bool plain() const { return !transA && !transB && alpha == 1.0f && beta == 0.0f; }
+  // No α or β to apply: C = op(A)·op(B).
+  bool unscaled() const { return alpha == 1.0f && beta == 0.0f; }
   // op(A) and op(B) as they are stored (trans: the transpose).
   int64_t rowsA() const { return transA ? k : m; }
   int64_t colsA() const { return transA ? m : k; }
@@ -74,6 +74,15 @@ struct SmallProduct {
 // k at most 1024, so that one fp32 running sum per element keeps fp32's accuracy (Muld's slice depth, registry.h).
 constexpr int64_t kGatheredMaxFloats = 64 * 1024;
 constexpr int64_t kGatheredMaxDepth = 1024;
+
+// Whether a strided batch of `count` products of shape s runs as one grouped launch, as gathered products do (host
+// arrays: transfer/routes.h; Matrices: resident.cu): more than one, none transposed or scaled, each within what a
+// gathered product keeps to. (The caller also leaves the kernel to 'auto'.) One product after another took 32 µs
+// each at 16³ from host arrays (bench/NOTES.md, "Step 6").
+inline bool batchRunsGrouped(const GemmShape& s, int64_t count) {
+  return count > 1 && !s.transA && !s.transB && s.unscaled() && s.m * s.k + s.k * s.n + s.m * s.n <= kGatheredMaxFloats &&
+         s.k <= kGatheredMaxDepth;
+}
 
 // gemm on Matrices: `count` products stacked by rows. The i-th reads rows i·strideA… of A (as many as A's
 // stored shape has) and i·strideB… of B, and writes rows i·strideC… of C. spanA, spanB and spanC: the rows the

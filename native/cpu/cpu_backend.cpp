@@ -29,7 +29,7 @@ void gemmStep(const float* a, const float* b, float* c, const GemmShape& s, CpuT
     cpuTranspose(b, s.n, s.k, bT.data());
     b = bT.data();
   }
-  if (s.plain()) return cpuGemm(a, b, c, s.m, s.k, s.n, team);
+  if (s.unscaled()) return cpuGemm(a, b, c, s.m, s.k, s.n, team);
   product.resize(static_cast<size_t>(s.m * s.n));
   cpuGemm(a, b, product.data(), s.m, s.k, s.n, team);
   cpuCombine(c, product.data(), s.m * s.n, s.alpha, s.beta);

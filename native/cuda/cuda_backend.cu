@@ -95,6 +95,8 @@ class CudaBackend final : public ComputeBackend {
   }
   std::unique_ptr<Work> enqueueGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c, const GemmShape& shape,
                                     const RowBatch& batch, const Choice& choice) override {
+    if (choice.kernel == Kernel::Auto && batchRunsGrouped(shape, batch.count))
+      return enqueueResidentGroupedGemm(residentOf(a), residentOf(b), residentOf(c), shape, batch);
     return enqueueResidentGemm(plan(choice, shape), residentOf(a), residentOf(b), residentOf(c), shape, batch);
   }
   std::unique_ptr<Work> enqueueDownload(const MatrixData& matrix, float* out, bool pinned) override {
@@ -112,8 +114,13 @@ class CudaBackend final : public ComputeBackend {
 
   static KernelPlan plan(const Choice& choice, const GemmShape& s) {
     const DeviceDescription& device = deviceAt(choice.device);
+    const KernelRow& row = kernelRow(choice.kernel);
+    if (row.canImplement && !row.canImplement(s.m, s.k, s.n))
+      throw MatmulError(ErrorKind::Range, "kernel '" + std::string(kernelOption(choice.kernel).name) + "' implements " +
+                                              row.implements + "; this product is " + std::to_string(s.m) + "×" +
+                                              std::to_string(s.k) + "×" + std::to_string(s.n) + " (m×k×n)");
     return planKernel(choice.kernel, choice.precision, s.m, s.k, s.n,
-                      {device.major, device.minor, device.multiprocessors});
+                      {device.major, device.minor, device.multiprocessors}, s.transB);
   }
 };
 

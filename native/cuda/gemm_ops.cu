@@ -19,10 +19,10 @@ __global__ void combineRows(float* __restrict__ c, int64_t cPitch, const float* 
   }
 }
 
-// op(X) as a kernel reads it: X itself, or its transpose made on the stream.
-std::shared_ptr<const DeviceResident> operand(const DeviceResident& stored, bool trans, cudaStream_t stream,
+// X as the kernel reads it: X itself, or (`transpose`) its transpose made on the stream.
+std::shared_ptr<const DeviceResident> operand(const DeviceResident& stored, bool transpose, cudaStream_t stream,
                                               HeldResources& held) {
-  if (!trans) return std::shared_ptr<const DeviceResident>(std::shared_ptr<const DeviceResident>{}, &stored);
+  if (!transpose) return std::shared_ptr<const DeviceResident>(std::shared_ptr<const DeviceResident>{}, &stored);
   return enqueueTranspose(stored, stream, held);
 }
 
@@ -59,11 +59,12 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
                  const std::shared_ptr<KernelOperandB>& madeB) {
   if (s.m == 0 || s.n == 0) return;
   const int device = c.device;
-  const auto a = operand(storedA, s.transA, stream, held);
-  const auto b = operand(storedB, s.transB, stream, held);
+  const StoredLayouts layouts = storedLayouts(plan, s);
+  const auto a = operand(storedA, s.transA && !layouts.transA, stream, held);
+  const auto b = operand(storedB, s.transB && !layouts.transB, stream, held);
   // The product goes straight into c when α = 1 and β = 0, else into a temporary combined into c.
   std::shared_ptr<const DeviceResident> product(std::shared_ptr<const DeviceResident>{}, &c);
-  if (!s.plain()) {
+  if (!s.unscaled()) {
     auto temporary = std::make_shared<DeviceResident>(device, s.m, s.n);
     held.push_back(temporary);
     product = temporary;
@@ -76,11 +77,11 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
   const DeviceRows bk = madeB ? operandB->made(b->data()) : operandB->from(b->data(), s.k, s.n, stream);
   for (int64_t row = 0; row < s.m; row += launchRows) {
     const int64_t rows = std::min(launchRows, s.m - row);
-    launch->run(productOf(a->rowsFrom(row), bk, product->rowsFrom(row), rows, s.k, s.n, b->data(), aClasses,
-                          bClasses ? bClasses : operandB->classes()),
+    launch->run(productOf(rowsOfOperand(a->data(), row, layouts.transA), bk, product->rowsFrom(row), rows, s.k, s.n,
+                          b->data(), aClasses, bClasses ? bClasses : operandB->classes(), layouts),
                 stream);
   }
-  if (!s.plain()) enqueueCombine(c.data(), product->data(), s.m, s.n, {s.alpha, s.beta}, stream);
+  if (!s.unscaled()) enqueueCombine(c.data(), product->data(), s.m, s.n, {s.alpha, s.beta}, stream);
 }
 
 }  // namespace cuda_matmul

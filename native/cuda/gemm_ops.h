@@ -1,5 +1,5 @@
-// gemm on device operands, queued on a stream with no synchronization: op(A) and op(B) materialised by a
-// transpose where needed (kernels/transpose.cu), the product by the plan's kernel (kernels/launch.h), and
+// gemm on device operands, queued on a stream with no synchronization: op(A) and op(B) as stored for a kernel that
+// reads either layout, else materialised by a transpose where needed (kernels/transpose.cu), the product by the plan's kernel (kernels/launch.h), and
 // c = α·t + β·c where α and β are not 1 and 0. Used by the Matrices' ordered stream (resident.cu) and by
 // host-array gemm on page-locked C (transfer/panels.cu).
 #pragma once
@@ -32,7 +32,7 @@ using StreamScratch = ProductLaunch::ScratchSource;
 
 // c = op(a)·op(b) by the plan's kernel, in one launch where the grid allows and K is not split, else in slices of
 // the plan's panel height (which keeps every grid within CUDA's 65535 blocks in y); a and b as stored for `shape`
-// (transposes made here), α and β applied. A kernel that reads Bᵀ gets it made in `scratch`, or madeB's, made
+// (transposes made here where the kernel needs them), α and β applied. A kernel that reads Bᵀ gets it made in `scratch`, or madeB's, made
 // from b earlier on `stream`; one that makes fp16 copies (wgmma-f16) makes them in `scratch`.
 // aClasses, bClasses: the operands' magnitude classes where known (kernels/kernel.h), else null.
 void enqueueGemm(const KernelPlan& plan, const DeviceResident& a, const DeviceResident& b, const DeviceResident& c,

@@ -133,6 +133,36 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
   return std::make_unique<DeviceWork>(ordered.stream, std::move(held));
 }
 
+std::unique_ptr<Work> enqueueResidentGroupedGemm(const std::shared_ptr<DeviceResident>& a,
+                                                 const std::shared_ptr<DeviceResident>& b,
+                                                 const std::shared_ptr<DeviceResident>& c, const GemmShape& s,
+                                                 const RowBatch& batch) {
+  auto table = std::make_shared<std::vector<GroupedProduct>>();
+  int blocks = 0;
+  for (int64_t i = 0; i < batch.count; ++i) {
+    GroupedProduct row{};
+    row.a = i * batch.strideA * a->pitch, row.b = i * batch.strideB * b->pitch, row.c = i * batch.strideC * c->pitch;
+    row.m = static_cast<int32_t>(s.m), row.k = static_cast<int32_t>(s.k), row.n = static_cast<int32_t>(s.n);
+    row.lda = static_cast<int32_t>(a->pitch), row.ldb = static_cast<int32_t>(b->pitch), row.ldc = static_cast<int32_t>(c->pitch);
+    row.firstBlock = blocks, row.blockCols = groupedMuldBlockCols(s.n);
+    blocks += groupedMuldBlocks(s.m, s.n);
+    table->push_back(row);
+  }
+  OrderedStream& ordered = orderedStream(c->device);
+  std::lock_guard<std::mutex> lock(ordered.mutex);
+  checkCuda(cudaSetDevice(c->device), "cudaSetDevice");
+  const size_t bytes = sizeof(GroupedProduct) * table->size();
+  auto onDevice = std::make_shared<DeviceAllocation>(c->device, bytes);
+  HeldResources held{a, b, c, table, onDevice};  // the table on the host until its copy has been made
+  checkCuda(cudaMemcpyAsync(onDevice->floats(), table->data(), bytes, cudaMemcpyHostToDevice, ordered.stream),
+            "cudaMemcpyAsync(the batch's table)");
+  launchGroupedMuld(reinterpret_cast<const GroupedProduct*>(onDevice->floats()), static_cast<int>(table->size()), blocks,
+                    a->floats(), b->floats(), c->floats(), ordered.stream);
+  checkCuda(cudaGetLastError(), "grouped Muld");
+  ++c->writes;
+  return std::make_unique<DeviceWork>(ordered.stream, std::move(held));
+}
+
 // To pageable memory, a matrix that fits one staging buffer comes down into a cached one on the ordered stream and
 // is copied out when done; a larger one, or one that finds no staging buffer cached (this runs on the JavaScript
 // thread, which must not make one: pools.h), is first copied on the device (its state at this point of the

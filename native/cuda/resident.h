@@ -45,12 +45,25 @@ struct DeviceResident : MatrixStorage {
   uint64_t transposedAt = ~uint64_t{0};
 };
 
-// The operands of one launch: rows×k of A times B (as the kernel reads it) into rows×n of C; exactB is B as
-// the caller holds it (kernels/kernel.h).
+// Which operands the plan's kernel reads transposed as stored (registry.h, readsTransposedA, readsTransposedB):
+// those are passed as they are; any other transposed operand is transposed first.
+struct StoredLayouts {
+  bool transA = false, transB = false;
+};
+inline StoredLayouts storedLayouts(const KernelPlan& plan, const GemmShape& s) {
+  return {plan.row->readsTransposedA && s.transA, plan.row->readsTransposedB && s.transB};
+}
+// Rows [row, …) of op(X) held at `stored`: its rows from `row`, or, for X held transposed, its columns.
+inline DeviceRows rowsOfOperand(DeviceRows stored, int64_t row, bool transposed) {
+  return {stored.data + (transposed ? row : row * stored.pitch), stored.pitch};
+}
+
+// The operands of one launch: rows×k of A times B (as the kernel reads it) into rows×n of C, in `layouts`; exactB
+// is B as the caller holds it (kernels/kernel.h).
 inline GemmOperands productOf(DeviceRows a, DeviceRows b, DeviceRows c, int64_t rows, int64_t k, int64_t n,
                               DeviceRows exactB, const uint32_t* aClasses = nullptr,
-                              const uint32_t* bClasses = nullptr) {
-  GemmOperands o{a.data, b.data, c.data, rows, k, n, a.pitch, b.pitch, c.pitch};
+                              const uint32_t* bClasses = nullptr, StoredLayouts layouts = {}) {
+  GemmOperands o{a.data, b.data, c.data, rows, k, n, a.pitch, b.pitch, c.pitch, layouts.transA, layouts.transB};
   o.exactB = exactB.data;
   o.exactLdb = exactB.pitch;
   o.aClasses = aClasses;

@@ -18,6 +18,12 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
                                           const std::shared_ptr<DeviceResident>& b,
                                           const std::shared_ptr<DeviceResident>& c, const GemmShape& shape,
                                           const RowBatch& batch);
+// The same batch as one grouped Muld launch (kernels/kernel.h, GroupedProduct), where batchRunsGrouped
+// (core/request.h) says it may.
+std::unique_ptr<Work> enqueueResidentGroupedGemm(const std::shared_ptr<DeviceResident>& a,
+                                                 const std::shared_ptr<DeviceResident>& b,
+                                                 const std::shared_ptr<DeviceResident>& c, const GemmShape& shape,
+                                                 const RowBatch& batch);
 std::unique_ptr<Work> enqueueResidentDownload(const std::shared_ptr<DeviceResident>& matrix, float* out, bool pinned);
 
 }  // namespace cuda_matmul

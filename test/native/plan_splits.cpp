@@ -21,6 +21,7 @@ KernelVariants mmaVariants(Precision) { return kNoVariants; }
 KernelVariants wgmmaVariants(Precision) { return kNoVariants; }
 KernelVariants wgmmaTransposedVariants(Precision) { return kNoVariants; }
 KernelVariants wgmmaF16Variants(Precision) { return kNoVariants; }
+KernelVariants fewRowsVariants(Precision) { return kNoVariants; }
 }  // namespace cuda_matmul
 
 using namespace cuda_matmul;
@@ -74,7 +75,7 @@ int main() {
   if (tall.slices != 33) report("512x65536x256 on 256x128 tiles wants 33 slices", Kernel::WgmmaT, Precision::Tf32, 512, 65536, 256, tall);
   // Products with nothing to multiply can reach the plan (a Matrix of 0 columns is a valid operand): planning them
   // must not divide by their zero tiles (it did: SIGFPE, the process gone, for tf32 from 256 rows with n = 0).
-  for (Kernel kernel : {Kernel::Auto, Kernel::Mma, Kernel::Wgmma, Kernel::WgmmaT, Kernel::WgmmaF16})
+  for (Kernel kernel : {Kernel::Auto, Kernel::Mma, Kernel::Wgmma, Kernel::WgmmaT, Kernel::WgmmaF16, Kernel::FewRows})
     for (Precision precision : {Precision::Fp32, Precision::Tf32})
       for (int64_t m : {0, 1, 256, 512, 4096})
         for (int64_t n : {0, 1, 4096})
@@ -83,8 +84,8 @@ int main() {
             if ((m == 0 || n == 0) && plan.fillSlices != 1)
               report("an empty product with fill slices", kernel, precision, m, k, n, plan.splitFor(m, paddedPitch(n), k));
           }
-  int shapes = 2 + 4 * 2 * 5 * 3 * 5;
-  for (Kernel kernel : {Kernel::BlockTile, Kernel::Mma, Kernel::Wgmma, Kernel::WgmmaT, Kernel::WgmmaF16})
+  int shapes = 2 + 6 * 2 * 5 * 3 * 5;
+  for (Kernel kernel : {Kernel::BlockTile, Kernel::Mma, Kernel::Wgmma, Kernel::WgmmaT, Kernel::WgmmaF16, Kernel::FewRows})
     for (Precision precision : {Precision::Fp32, Precision::Tf32})
       for (const KernelVariant* variant : {&large, &small, &partial})
         for (int64_t m : {0, 1, 64, 300, 768, 2048, 100000})

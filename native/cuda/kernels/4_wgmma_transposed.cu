@@ -126,6 +126,30 @@ __device__ __forceinline__ FragmentOffsets fragmentOffsets(int consumer) {
   return {at(kFirst, inBox), at(kSecond, inBox), at(kFirst, inBox + 8), at(kSecond, inBox + 8), swapped != 0};
 }
 
+// B held as Bᵀ (n×k, GemmOperands::transB): its stage tile holds a 128-byte row of 32 k per column of C (one TMA
+// box of all the block's columns), 128-byte swizzled. The fragment's column c (and c + 8, 1024 bytes on) at k and
+// k + 4 of the kk-th 8 lie in 16-byte chunks 2·kk and 2·kk + 1 of row c, swizzled with c % 8 = g: chunk offsets
+// (32·kk) ^ 16g and that ^ 16. Lanes g, t read banks 4·(chunk ^ g) + t: conflict-free.
+struct TransposedFragmentOffsets {
+  uint32_t row;       // column c's row, at this thread's t
+  uint32_t swizzle;   // 16g
+};
+
+__device__ __forceinline__ TransposedFragmentOffsets transposedFragmentOffsets(int consumer) {
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const int column = consumer * kColsPerConsumer + warp * 16 + g;
+  return {static_cast<uint32_t>(column * 128 + t * 4), static_cast<uint32_t>(16 * g)};
+}
+
+__device__ __forceinline__ void loadFragmentB(float (&b)[4], const uint8_t* tileB, const TransposedFragmentOffsets& at,
+                                              int kk) {
+  const uint32_t low = at.row + ((32u * kk) ^ at.swizzle), high = at.row + ((32u * kk) ^ at.swizzle ^ 16u);
+  b[0] = *reinterpret_cast<const float*>(tileB + low);          // (g, t)
+  b[2] = *reinterpret_cast<const float*>(tileB + high);         // (g, t + 4)
+  b[1] = *reinterpret_cast<const float*>(tileB + low + 1024);   // (g + 8, t)
+  b[3] = *reinterpret_cast<const float*>(tileB + high + 1024);  // (g + 8, t + 4)
+}
+
 // This thread's fragment for the kk-th 8 k of the stage's B tile.
 __device__ __forceinline__ void loadFragmentB(float (&b)[4], const uint8_t* tileB, const FragmentOffsets& at, int kk) {
   const uint8_t* const rows = tileB + kk * 1024;
@@ -139,9 +163,9 @@ __device__ __forceinline__ void loadFragmentB(float (&b)[4], const uint8_t* tile
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-// C (M×N, ldc) = A (M×K, lda) · B (K×N, read through mapB), over `tiles` work tiles (workTile). Split K: slice s
-// writes its partial result at C + s·sliceStride.
-template <class T>
+// C (M×N, ldc) = A (M×K, lda) · B (K×N, read through mapB; B_TRANSPOSED: held as Bᵀ, N×K, ldb), over `tiles` work
+// tiles (workTile). Split K: slice s writes its partial result at C + s·sliceStride.
+template <class T, bool B_TRANSPOSED>
 __global__ void __launch_bounds__(T::kThreads, 1)
     wgmmaTransposedGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
                         const float* __restrict__ A, int64_t lda,
@@ -197,8 +221,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
             barrierExpectBytes(&full[stage], T::kTileBytesA + T::kTileBytesB);
             tmaLoad(tileA(stage), &mapA, k0, static_cast<int>(w.row), &full[stage]);
           }
-          for (int box = 0; box < T::kColsC / kTileWidth; ++box)
-            tmaLoad(tileB(stage) + box * kBoxBytes, &mapB, static_cast<int>(w.col + box * kTileWidth), k0, &full[stage]);
+          if constexpr (B_TRANSPOSED) {
+            tmaLoad(tileB(stage), &mapB, k0, static_cast<int>(w.col), &full[stage]);
+          } else {
+            for (int box = 0; box < T::kColsC / kTileWidth; ++box)
+              tmaLoad(tileB(stage) + box * kBoxBytes, &mapB, static_cast<int>(w.col + box * kTileWidth), k0, &full[stage]);
+          }
         } else {
           barrierWait(&arrived[stage], (use / kStages) & 1);
           splitTileOfA<T::kTileBytesA>(tileA(stage), tileASmall(stage), threadIdx.x - 32, kConverters);
@@ -214,7 +242,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   const int consumer = warpgroup - 1;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
   const bool lead = threadIdx.x % 128 == 0, every = splitLosesProducts(aClasses, bClasses);
-  const FragmentOffsets fragment = fragmentOffsets(consumer);
+  const auto fragment = [&] {
+    if constexpr (B_TRANSPOSED)
+      return transposedFragmentOffsets(consumer);
+    else
+      return fragmentOffsets(consumer);
+  }();
   constexpr int kBuffers = T::kPipelined ? 2 : 1;  // fragments of the stage in flight and of the one being loaded
   int use = 0;
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -310,22 +343,25 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       }
     }
     if (!finite(probe) || every)
-      recomputeNonFinite(c, ldc, A + w.kBegin, lda, B + w.kBegin * ldb, ldb, M, N, w.depth, col0, 2, row0, kRows / 8,
-                         every, true);
+      recomputeNonFinite(c, ldc, A + w.kBegin, lda, B + (B_TRANSPOSED ? w.kBegin : w.kBegin * ldb), ldb, M, N, w.depth,
+                         col0, 2, row0, kRows / 8, every, true, B_TRANSPOSED);
   }
 #endif
 }
 
-// B is read as the caller holds it (k×n, ldb): the registry row says transposedB = false.
+// B is read as the caller holds it, k×n or (o.transB) n×k: the registry row says transposedB = false and
+// readsTransposedB. A is row-major.
 template <class T>
 void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStream_t stream) {
+  if (o.transA) throw MatmulError(ErrorKind::Failure, "internal error: wgmma-t given A stored transposed");
   if (!readyToLaunch(o, precision, T::kSplit, "wgmma-t", "B")) return;
   if (o.m > INT32_MAX - T::kRows || o.n > INT32_MAX - T::kColsC || !chunksOfK(o))
     throw MatmulError(ErrorKind::Range, "wgmma-t: this shape needs the plan's split of K (internal error)");
   static_assert(T::kThreads == 128 * (1 + T::kConsumers) && T::kConsumerRegisters % 8 == 0,
                 "a producer warpgroup and the consumers; setmaxnreg takes multiples of 8");
-  static SharedMemoryOptIn optIn;
-  optIn.ensure(wgmmaTransposedGemm<T>, T::kSharedBytes, "cudaFuncSetAttribute(wgmma-t shared memory)");
+  const auto kernel = o.transB ? wgmmaTransposedGemm<T, true> : wgmmaTransposedGemm<T, false>;
+  static SharedMemoryOptIn optIn, optInTransposed;
+  (o.transB ? optInTransposed : optIn).ensure(kernel, T::kSharedBytes, "cudaFuncSetAttribute(wgmma-t shared memory)");
   const int64_t rowTiles = (o.m + T::kRows - 1) / T::kRows;
   const int64_t tilesPerSlice = rowTiles * ((o.n + T::kColsC - 1) / T::kColsC);
   const int gridLimit = multiprocessors();
@@ -335,11 +371,12 @@ void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStrea
     // tf32: the copies round A and B to TF32 (wgmma would truncate A); fp32 splits them from the floats.
     const CUtensorMapDataType mapType = T::kSplit ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
     const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, T::kRows, mapType);
-    const CUtensorMap mapB = tileMap(o.b + begin * o.ldb, std::max<int64_t>(depth, 1), o.n, o.ldb, kDepth, mapType);
+    const CUtensorMap mapB = o.transB ? tileMap(o.b + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, T::kColsC, mapType)
+                                      : tileMap(o.b + begin * o.ldb, std::max<int64_t>(depth, 1), o.n, o.ldb, kDepth, mapType);
     const int64_t tiles = tilesPerSlice * slices;
     const int blocks = static_cast<int>(std::min<int64_t>(tiles, gridLimit));
-    wgmmaTransposedGemm<T><<<blocks, T::kThreads, T::kSharedBytes, stream>>>(
-        mapA, mapB, o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb, o.c + first * o.sliceStride, o.ldc, o.m,
+    kernel<<<blocks, T::kThreads, T::kSharedBytes, stream>>>(
+        mapA, mapB, o.a + begin, o.lda, o.exactB + (o.transB ? begin : begin * o.exactLdb), o.exactLdb, o.c + first * o.sliceStride, o.ldc, o.m,
         depth, o.n, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, tiles, groupRows, o.aClasses, o.bClasses, o.onlyIf);
   });
 }

@@ -113,19 +113,31 @@ inline bool halfCopiesPay(int64_t m, int64_t k, int64_t n) {
   return (size >= 2048 && k >= 4096) || (size >= 2700 && k >= 2048) || (size >= 4096 && k >= 1024);
 }
 
-// 'auto' takes the fastest kernel measured (bench/NOTES.md): where wgmma runs, wgmma-f16 for large tf32 products,
-// wgmma-t for products with few rows and wgmma for large ones; otherwise the tensor-core kernel where the device
-// has tensor cores it can use (3xTF32 beats FFMA at every shape measured, at better than fp32 accuracy), else
-// blocktile. Muld is never the fastest; it stays selectable as the readable baseline.
-inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
+// 'auto' takes the fastest kernel measured (bench/NOTES.md): step 6 for products with at most 16 rows or columns
+// on every device (bound by reading the large operand once, which it does as stored); where wgmma runs, wgmma-f16
+// for large tf32 products, wgmma-t for products with few rows and wgmma for large ones; otherwise the tensor-core
+// kernel where the device has tensor cores it can use (3xTF32 beats FFMA at every shape measured, at better than
+// fp32 accuracy), else blocktile. Muld is never the fastest; it stays selectable as the readable baseline.
+// B held transposed (`bTransposed`: n×k, as a corpus of rows is read in q·corpusᵀ) goes to wgmma-t, which reads
+// it as stored, instead of wgmma or wgmma-f16, which would need it transposed first (a copy the size of B, twice
+// that for wgmma's fp32 parts): in tf32 always, in fp32 under kTransposedBFp32Rows rows. Past those wgmma's 3xTF32
+// is so much faster than wgmma-t's (4096³ 130 against 83 TFLOP/s on an H100) that the copy pays for itself; at
+// 512×768×1000000 wgmma-t took 9.24 ms against wgmma's 10.25 with its transpose (bench/NOTES.md, "Step 6").
+constexpr int64_t kTransposedBFp32Rows = 1024;
+inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device,
+                         bool bTransposed = false) {
+  if (kernelRow(Kernel::FewRows).canImplement(m, k, n)) return Kernel::FewRows;
+  const bool transposedRuns = runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor);
+  const bool takesBAsStored =
+      bTransposed && transposedRuns && (precision == Precision::Tf32 || m < kTransposedBFp32Rows);
   if (precision == Precision::Tf32 && runsOn(kernelRow(Kernel::WgmmaF16), device.major, device.minor) &&
       halfCopiesPay(m, k, n))
-    return Kernel::WgmmaF16;
+    return takesBAsStored ? Kernel::WgmmaT : Kernel::WgmmaF16;
   const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(m, k, n, device.multiprocessors);
   const bool transposedPays = wgmmaTransposedPaysFor(precision, m, k, n, device.multiprocessors) || largeTf32;
-  if (runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor) && transposedPays) return Kernel::WgmmaT;
+  if (transposedRuns && transposedPays) return Kernel::WgmmaT;
   if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(precision, m, k, n))
-    return Kernel::Wgmma;
+    return takesBAsStored ? Kernel::WgmmaT : Kernel::Wgmma;
   return runsOn(kernelRow(Kernel::Mma), device.major, device.minor) ? Kernel::Mma : Kernel::BlockTile;
 }
 
@@ -283,12 +295,17 @@ inline KernelPlan planVariant(const KernelRow& row, const KernelVariant& variant
   return plan;
 }
 
-// The plan for op(A)·op(B) of m×k×n: `requested` (already checked against the device) or 'auto''s choice.
+// The plan for op(A)·op(B) of m×k×n, B held transposed or not: `requested` (already checked against the device
+// and the shape: KernelRow::canImplement) or 'auto''s choice.
 inline KernelPlan planKernel(Kernel requested, Precision precision, int64_t m, int64_t k, int64_t n,
-                             const DeviceCaps& device) {
-  const KernelRow& row = kernelRow(requested != Kernel::Auto ? requested : autoKernel(precision, m, k, n, device));
-  return planVariant(row, chooseVariant(row.variants(precision), m, k, n, device.multiprocessors), precision, m, k, n,
-                     device);
+                             const DeviceCaps& device, bool bTransposed = false) {
+  const KernelRow& row =
+      kernelRow(requested != Kernel::Auto ? requested : autoKernel(precision, m, k, n, device, bTransposed));
+  const KernelVariants variants = row.variants(precision);
+  return planVariant(row,
+                     row.chooseOwnVariant ? row.chooseOwnVariant(variants, m, k, n)
+                                          : chooseVariant(variants, m, k, n, device.multiprocessors),
+                     precision, m, k, n, device);
 }
 
 }  // namespace cuda_matmul

@@ -96,11 +96,12 @@ __device__ __forceinline__ bool splitLosesProducts(const uint32_t* aClasses, con
 // The elements x0 + 8r (r < xCount) by y0 + 8c + q (c < yCount, q < 2) of C, the pattern of mma's and wgmma's
 // accumulator fragments, with x the row of C and y its column (or, for a kernel computing Cᵀ, the other way
 // round: `transposed`): each that is not finite (or every one, when `every`) is recomputed as the fp32 dot product
-// of A's row and B's column (A row-major, lda; B row-major k×n, ldb), in order. (static: one copy per kernel
-// file, called out of line.)
+// of A's row and B's column (A row-major, lda; B row-major k×n, ldb, or held as Bᵀ, n×k: `bTransposed`), in order.
+// (static: one copy per kernel file, called out of line.)
 static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
                                                 int64_t ldb, int64_t M, int64_t N, int64_t K, int64_t x0, int xCount,
-                                                int64_t y0, int yCount, bool every = false, bool transposed = false) {
+                                                int64_t y0, int yCount, bool every = false, bool transposed = false,
+                                                bool bTransposed = false) {
 #pragma unroll 1
   for (int r = 0; r < xCount; ++r) {
 #pragma unroll 1
@@ -109,7 +110,7 @@ static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, co
       const int64_t row = transposed ? y : x, col = transposed ? x : y;
       if (row >= M || col >= N || (!every && finite(C[row * ldc + col]))) continue;
       float sum = 0.0f;
-      for (int64_t p = 0; p < K; ++p) sum = fmaf(A[row * lda + p], B[p * ldb + col], sum);
+      for (int64_t p = 0; p < K; ++p) sum = fmaf(A[row * lda + p], bTransposed ? B[col * ldb + p] : B[p * ldb + col], sum);
       C[row * ldc + col] = sum;
     }
   }

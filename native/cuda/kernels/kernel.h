@@ -1,5 +1,7 @@
 // The launch signature every product kernel shares: C (m×n) = A (m×k) · B (k×n) on device pointers, row-major
-// with leading dimensions (row pitches, in floats) lda ≥ k, ldb ≥ n, ldc ≥ n, launched on `stream`. Kernels
+// with leading dimensions (row pitches, in floats) lda ≥ k, ldb ≥ n, ldc ≥ n, launched on `stream`. A kernel whose
+// registry row says readsTransposedA or readsTransposedB also takes A or B held transposed (GemmOperands::transA,
+// transB). Kernels
 // without a faster, less exact mode compute 'tf32' requests in full fp32 (more accurate than asked). A kernel
 // whose registry row says transposedB multiplies in TF32 and reads B as Bᵀ (n×k, ldb ≥ k) rounded to TF32, and
 // in fp32 (3xTF32) also each element's remainder B − tf32(B), rounded to TF32, as n more rows after it: its
@@ -23,6 +25,9 @@ struct GemmOperands {
   float* c;
   int64_t m, k, n;
   int64_t lda, ldb, ldc;
+  // The operands as stored, for a kernel that reads them so (registry.h, readsTransposedA, readsTransposedB):
+  // transA, A is held as Aᵀ (k×m, lda ≥ m); transB, B as Bᵀ (n×k, ldb ≥ k; exactB too). Otherwise row-major.
+  bool transA = false, transB = false;
   // Split K (kernels/helpers.cuh, takeKSlice): `slices` blocks along the grid's z (y for wgmma), each
   // multiplying sliceDepth of K into a partial result sliceStride floats after the previous one, from c on.
   // One slice (the default): the whole of K straight into C.
@@ -99,17 +104,20 @@ class SharedMemoryOptIn {
 // and stores whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001).
 inline int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
 
-// One product of a gathered batch on the device (grouped_muld.cu): A, B and C at these float offsets from the
-// batch's buffer, row-major and unpadded; its blocks are firstBlock … firstBlock + groupedMuldBlocks(m, n) − 1,
-// blockCols to a row of its tiles of C. The table lists products in order of firstBlock, from 0.
+// One product of a batch run by grouped Muld (grouped_muld.cu): A, B and C at these float offsets from the
+// launch's aBase, bBase and cBase, row-major with row pitches lda, ldb, ldc; its blocks are firstBlock …
+// firstBlock + groupedMuldBlocks(m, n) − 1, blockCols to a row of its tiles of C. The table lists products in order
+// of firstBlock, from 0. Gathered products (transfer/gathered_products.cu) lie unpadded in one staging buffer
+// (the three bases one); a strided batch of Matrices (resident.cu) lies in its three Matrices.
 struct GroupedProduct {
   int64_t a, b, c;
-  int32_t m, k, n, firstBlock, blockCols, unused;
+  int32_t m, k, n, firstBlock, blockCols, lda, ldb, ldc;
 };
 int groupedMuldBlocks(int64_t m, int64_t n);
 int groupedMuldBlockCols(int64_t n);
 // Every product of `table` (in device memory, `count` of them, `blocks` blocks in all) on `stream`.
-void launchGroupedMuld(const GroupedProduct* table, int count, int blocks, float* base, cudaStream_t stream);
+void launchGroupedMuld(const GroupedProduct* table, int count, int blocks, const float* aBase, const float* bBase,
+                       float* cBase, cudaStream_t stream);
 
 // *classes |= the magnitude classes (helpers.cuh) of a rows×cols matrix with row pitch `pitch`, on `stream`
 // (launch.cu).

@@ -1,7 +1,9 @@
 #include "cuda/kernels/launch.h"
 
 #include <algorithm>
+#include <string>
 
+#include "core/errors.h"
 #include "cuda/check.h"
 #include "cuda/kernels/helpers.cuh"
 
@@ -77,6 +79,8 @@ ProductLaunch::ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows
 }
 
 void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
+  if ((o.transA && !plan_.row->readsTransposedA) || (o.transB && !plan_.row->readsTransposedB))
+    throw MatmulError(ErrorKind::Failure, std::string("internal error: ") + kernel_.name + " given an operand stored transposed");
   if (!o.exactB) {
     o.exactB = o.b;
     o.exactLdb = o.ldb;
@@ -91,12 +95,13 @@ void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
     auto* const own = reinterpret_cast<uint32_t*>(classes_->floats());  // A's word, then B's
     if (!classified_) {
       checkCuda(cudaMemsetAsync(own, 0, 2 * sizeof(uint32_t), stream), "cudaMemsetAsync(classes)");
-      if (!o.bClasses) launchClassify(o.exactB, o.exactLdb, o.k, o.n, own + 1, stream);  // once: the runs share B
+      if (!o.bClasses)  // once: the runs share B
+        launchClassify(o.exactB, o.exactLdb, o.transB ? o.n : o.k, o.transB ? o.k : o.n, own + 1, stream);
       classified_ = true;
     }
     if (!o.bClasses) o.bClasses = own + 1;
     if (!o.aClasses) {
-      launchClassify(o.a, o.lda, o.m, o.k, own, stream);  // ORed over the panels: covers this one
+      launchClassify(o.a, o.lda, o.transA ? o.k : o.m, o.transA ? o.m : o.k, own, stream);  // ORed over the panels
       o.aClasses = own;
     }
   }

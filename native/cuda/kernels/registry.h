@@ -24,6 +24,15 @@ struct KernelRow {
   bool halfOperands;
   // Long K is split into slices of at most this depth, summed in float64 (choose.h, chooseKSplit).
   int64_t sliceDepthFp32, sliceDepthTf32;
+  // Reads A, B held transposed as they are stored (kernel.h, GemmOperands::transA, transB); where it does not, a
+  // transposed operand is transposed first.
+  bool readsTransposedA = false, readsTransposedB = false;
+  // The products it implements, null for every shape: a plan that names it for another is a RangeError, and
+  // 'auto' takes it only for those (choose.h).
+  bool (*canImplement)(int64_t m, int64_t k, int64_t n) = nullptr;
+  const char* implements = nullptr;  // what canImplement accepts, in words, for that RangeError
+  // Its own choice of variant for a product (null: choose.h's chooseVariant, by tile shapes and SMs).
+  const KernelVariant& (*chooseOwnVariant)(KernelVariants, int64_t m, int64_t k, int64_t n) = nullptr;
 };
 
 // Each kernel file's variants.
@@ -33,8 +42,25 @@ KernelVariants mmaVariants(Precision);        // 2_mma.cu: step 2, tensor cores 
 KernelVariants wgmmaVariants(Precision);      // 3_wgmma.cu: step 3, Hopper wgmma + TMA (and 3xTF32 for fp32)
 KernelVariants wgmmaTransposedVariants(Precision);  // 4_wgmma_transposed.cu: step 4, Cᵀ = Bᵀ·Aᵀ, B as stored
 KernelVariants wgmmaF16Variants(Precision);  // 5_wgmma_f16.cu: step 5, tf32 exactly on the fp16 tensor cores
+KernelVariants fewRowsVariants(Precision);   // 6_few_rows.cu: step 6, few rows or columns, operands as stored
 // The scratch bytes a halfOperands kernel needs for launches of up to `rows` rows of C, depth k, n columns.
 int64_t halfOperandBytes(int64_t rows, int64_t k, int64_t n);
+
+// Step 6 (6_few_rows.cu): products with at most kFewRows rows or columns, the variant holding the fewest that
+// suffice, few rows where m ≤ n.
+constexpr int64_t kFewRows = 16;
+constexpr bool fewRowsImplements(int64_t m, int64_t, int64_t n) { return m <= kFewRows || n <= kFewRows; }
+inline const KernelVariant& chooseFewRowsVariant(KernelVariants variants, int64_t m, int64_t, int64_t n) {
+  const bool fewColumns = n < m;
+  const int64_t side = fewColumns ? n : m;
+  const KernelVariant* chosen = nullptr;  // variants list rows (tile.rows ≤ 16) and columns (tile.cols ≤ 16)
+  for (const KernelVariant& variant : variants) {
+    const int64_t holds = fewColumns ? variant.tile.cols : variant.tile.rows;
+    if (holds <= kFewRows && holds >= side && (!chosen || holds < (fewColumns ? chosen->tile.cols : chosen->tile.rows)))
+      chosen = &variant;
+  }
+  return chosen ? *chosen : variants.front();
+}
 
 // Slice depths (bench/NOTES.md, "Long K"): the FFMA kernels add one product at a time (1024); mma in fp32 adds
 // 8-deep sums rounded to nearest (8192); mma's TF32 accumulates in the tensor cores (4096, where its error is
@@ -43,14 +69,16 @@ int64_t halfOperandBytes(int64_t rows, int64_t k, int64_t n);
 // and slices of 4096 put 8192³ in row panels with a float64 sum (Matrices 40 in flight: 0.83× the unsplit kernel
 // in tf32, 0.93× in fp32; bench/NOTES.md, "Long K on wgmma").
 inline constexpr KernelRow kKernelRegistry[] = {
-    // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  fill  fp16   depth fp32, tf32
+    // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  fill  fp16   depth fp32, tf32, reads Aᵀ, Bᵀ
     {Kernel::Auto, nullptr, 0, false, false, false, false, false, 0, 0},  // the plan always names a kernel
     {Kernel::Muld, muldVariants, 0, false, false, false, false, false, 1024, 1024},  // the seeds' kernel, as they launch it
     {Kernel::BlockTile, blockTileVariants, 0, false, false, false, false, false, 1024, 1024},
     {Kernel::Mma, mmaVariants, 8, false, false, true, true, false, 8192, 4096},
     {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, true, false, 8192, 8192},
-    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, false, 8192, 8192},
+    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, false, 8192, 8192, false, true},
     {Kernel::WgmmaF16, wgmmaF16Variants, 9, true, false, true, true, true, 8192, 8192},
+    {Kernel::FewRows, fewRowsVariants, 0, false, false, false, true, false, 1024, 1024, true, true, fewRowsImplements,
+     "products with at most 16 rows or 16 columns", chooseFewRowsVariant},
 };
 
 constexpr bool registryFollowsOptions() {

@@ -53,6 +53,7 @@ std::vector<Chunk> chunksOf(const std::vector<SmallProduct>& products) {
       const SmallProduct& p = products[i];
       GroupedProduct row{};
       row.m = static_cast<int32_t>(p.m), row.k = static_cast<int32_t>(p.k), row.n = static_cast<int32_t>(p.n);
+      row.lda = row.k, row.ldb = row.n, row.ldc = row.n;  // unpadded
       row.a = next;
       row.b = next += aligned(p.m * p.k);
       next += aligned(p.k * p.n);
@@ -109,7 +110,7 @@ void enqueue(const Chunk& chunk, Slot& slot, cudaStream_t stream) {
   checkCuda(cudaMemcpyAsync(device, staging, sizeof(float) * chunk.outputs, cudaMemcpyHostToDevice, stream),
             "cudaMemcpyAsync(gathered products up)");
   launchGroupedMuld(reinterpret_cast<const GroupedProduct*>(device), static_cast<int>(chunk.table.size()), chunk.blocks,
-                    device, stream);
+                    device, device, device, stream);
   checkCuda(cudaGetLastError(), "grouped Muld");
   checkCuda(cudaMemcpyAsync(staging + chunk.outputs, device + chunk.outputs, sizeof(float) * (chunk.floats - chunk.outputs),
                             cudaMemcpyDeviceToHost, stream),

@@ -3,7 +3,8 @@
 // launch, copy C out, free), grown into a pipeline, because from host arrays the copies, not the arithmetic,
 // take most of the time (bench/NOTES.md, "Transfers"):
 //   - device memory, streams and page-locked staging come from pools (pools.h), not cudaMalloc per call;
-//   - B (and A, when it is used transposed) goes in first and is transposed on the device where asked; then C
+//   - B (and A, when it is used transposed) goes in first and is transposed on the device where the kernel does not
+//     read it as stored; then C
 //     is computed in row panels, panel p's rows of A copied in while panel p−1 computes and panel p−2's results
 //     are copied out, on three streams joined by events;
 //   - copies go through staging buffers filled by several host threads, or straight by DMA from and into
@@ -30,11 +31,11 @@
 namespace cuda_matmul {
 namespace {
 
-// op(X) of an operand stored rows×cols at `stored`: the rows as they are, or, when trans, their transpose into
-// `transposed` (made here, cols×rows), on `stream`.
-DeviceRows operandOf(DeviceRows stored, int64_t rows, int64_t cols, bool trans, std::optional<DeviceResident>& transposed,
-                     int device, cudaStream_t stream) {
-  if (!trans) return stored;
+// An operand stored rows×cols at `stored` as the kernel reads it: the rows as they are, or (`transpose`) their
+// transpose into `transposed` (made here, cols×rows), on `stream`.
+DeviceRows operandOf(DeviceRows stored, int64_t rows, int64_t cols, bool transpose,
+                     std::optional<DeviceResident>& transposed, int device, cudaStream_t stream) {
+  if (!transpose) return stored;
   transposed.emplace(device, cols, rows);
   launchTranspose(stored.data, stored.pitch, transposed->floats(), transposed->pitch, rows, cols, Rounding::None, stream);
   checkCuda(cudaGetLastError(), "transpose");
@@ -61,10 +62,13 @@ void multiplyStaged(const KernelPlan& plan, const GemmRequest& r, int64_t entry)
   layout.copyIn(r.aOf(entry), r.bOf(entry), host);
   checkCuda(cudaMemcpyAsync(dev, host, sizeof(float) * (layout.aFloats + layout.bFloats), cudaMemcpyHostToDevice, stream.get()),
             "cudaMemcpyAsync(A and B to device)");
-  const DeviceRows a = operandOf({dev, layout.lda}, s.rowsA(), s.colsA(), s.transA, aTransposed, device, stream.get());
-  const DeviceRows b = operandOf({layout.b(dev), layout.ldb}, s.rowsB(), s.colsB(), s.transB, bTransposed, device, stream.get());
+  const StoredLayouts layouts = storedLayouts(plan, s);
+  const DeviceRows a = operandOf({dev, layout.lda}, s.rowsA(), s.colsA(), s.transA && !layouts.transA, aTransposed,
+                                 device, stream.get());
+  const DeviceRows b = operandOf({layout.b(dev), layout.ldb}, s.rowsB(), s.colsB(), s.transB && !layouts.transB,
+                                 bTransposed, device, stream.get());
   launch.run(productOf(a, operandB.from(b, s.k, s.n, stream.get()), {layout.c(dev), layout.ldc}, s.m, s.k, s.n, b,
-                       nullptr, operandB.classes()),
+                       nullptr, operandB.classes(), layouts),
              stream.get());
   checkCuda(cudaMemcpyAsync(layout.c(host), layout.c(dev), sizeof(float) * layout.cFloats, cudaMemcpyDeviceToHost, stream.get()),
             "cudaMemcpyAsync(C to host)");
@@ -88,17 +92,19 @@ void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entr
   TransferQueue uploads(in.get()), downloads(out.get());
   Event inputsReady, productReady;
 
+  const StoredLayouts layouts = storedLayouts(plan, s);
   uploads.upload({r.bOf(entry), s.rowsB(), s.colsB(), r.pinnedB}, Bd.data());
-  const DeviceRows bExact = operandOf(Bd.data(), s.rowsB(), s.colsB(), s.transB, bTransposed, device, in.get());
+  const DeviceRows bExact =
+      operandOf(Bd.data(), s.rowsB(), s.colsB(), s.transB && !layouts.transB, bTransposed, device, in.get());
   const DeviceRows b = operandB.from(bExact, s.k, s.n, in.get());
   DeviceRows a = Ad.data();
   if (s.transA) {  // A's rows of op(A) are its columns: all of it goes up first
     uploads.upload({A, s.rowsA(), s.colsA(), r.pinnedA}, Ad.data());
-    a = operandOf(Ad.data(), s.rowsA(), s.colsA(), true, aTransposed, device, in.get());
+    a = operandOf(Ad.data(), s.rowsA(), s.colsA(), !layouts.transA, aTransposed, device, in.get());
   }
   // α and β on the host as C comes back: through staging, even into allocHost memory.
   const Scale scale{s.alpha, s.beta};
-  const Scale* const combine = s.plain() ? nullptr : &scale;
+  const Scale* const combine = s.unscaled() ? nullptr : &scale;
   // A large result the library made (core/result_memory.h) on a page-locked block is written by DMA like allocHost
   // memory.
   const size_t cBytes = sizeof(float) * static_cast<size_t>(s.m * s.n);
@@ -114,8 +120,8 @@ void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entr
     const int64_t rows = std::min(plan.panelRows, s.m - row);
     if (!s.transA) uploads.upload({A + row * s.k, rows, s.k, r.pinnedA}, Ad.rowsFrom(row));
     inputsReady.join(in.get(), compute.get());
-    launch.run(productOf({a.data + row * a.pitch, a.pitch}, b, Cd.rowsFrom(row), rows, s.k, s.n, bExact, nullptr,
-                         operandB.classes()),
+    launch.run(productOf(rowsOfOperand(a, row, layouts.transA), b, Cd.rowsFrom(row), rows, s.k, s.n, bExact, nullptr,
+                         operandB.classes(), layouts),
                compute.get());
     copyOutPending();  // the previous panel, while this one computes
     productReady.join(compute.get(), out.get());

@@ -13,6 +13,9 @@
 //     computed in row panels (kernels/choose.h, choosePanelRows), panel p's rows of A going up while panel p−1
 //     computes and panel p−2's results come down, on three streams joined by events. Pageable memory goes
 //     through staging buffers filled by several host threads (transfer_queue.h); allocHost memory by DMA.
+//   - gathered (gathered_products.cu): small products gathered while the device was busy (lib/batching.ts), and a
+//     strided batch of such products (no transposes, α or β, the kernel left to 'auto'), in chunks of one
+//     staging buffer with one copy each way and one grouped Muld launch each.
 // α and β are applied on the host as C comes back (host_copy.h, parallelCombineRows), so C never goes up:
 // gemm moves the same bytes as matmul (bench/NOTES.md, "One request type").
 #pragma once

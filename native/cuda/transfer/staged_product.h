@@ -52,7 +52,7 @@ struct StagedProduct {
   // The product from the layout at `base` into the caller's m×n C: copied, or combined when α, β ask for it.
   void copyOut(const float* base, float* out) const {
     const float* product = base + aFloats + bFloats;
-    if (shape.plain())
+    if (shape.unscaled())
       parallelCopyRows(out, sizeof(float) * shape.n, product, sizeof(float) * ldc, sizeof(float) * shape.n, shape.m);
     else
       parallelCombineRows(out, shape.n, product, ldc, shape.n, shape.m, shape.alpha, shape.beta);
