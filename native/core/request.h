@@ -75,9 +75,9 @@ struct SmallProduct {
 constexpr int64_t kGatheredMaxFloats = 64 * 1024;
 constexpr int64_t kGatheredMaxDepth = 1024;
 
-// Whether a strided batch of `count` products of shape s runs as one grouped launch, as gathered products do (host
-// arrays: transfer/routes.h; Matrices: resident.cu): more than one, none transposed or scaled, each within what a
-// gathered product keeps to. (The caller also leaves the kernel to 'auto'.) One product after another took 32 µs
+// Whether a strided batch of `count` products of shape s runs in one launch (host arrays: as gathered products do,
+// transfer/routes.h; Matrices: kernels/batched_tiles.cu): more than one, none transposed or scaled, each within
+// what a gathered product keeps to. (The caller also leaves the kernel to 'auto'.) One product after another took 32 µs
 // each at 16³ from host arrays (bench/NOTES.md, "Step 6").
 inline bool batchRunsGrouped(const GemmShape& s, int64_t count) {
   return count > 1 && !s.transA && !s.transB && s.unscaled() && s.m * s.k + s.k * s.n + s.m * s.n <= kGatheredMaxFloats &&

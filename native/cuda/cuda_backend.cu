@@ -96,7 +96,7 @@ class CudaBackend final : public ComputeBackend {
   std::unique_ptr<Work> enqueueGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c, const GemmShape& shape,
                                     const RowBatch& batch, const Choice& choice) override {
     if (choice.kernel == Kernel::Auto && batchRunsGrouped(shape, batch.count))
-      return enqueueResidentGroupedGemm(residentOf(a), residentOf(b), residentOf(c), shape, batch);
+      return enqueueResidentBatchedGemm(residentOf(a), residentOf(b), residentOf(c), shape, batch);
     return enqueueResidentGemm(plan(choice, shape), residentOf(a), residentOf(b), residentOf(c), shape, batch);
   }
   std::unique_ptr<Work> enqueueDownload(const MatrixData& matrix, float* out, bool pinned) override {

@@ -133,34 +133,19 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
   return std::make_unique<DeviceWork>(ordered.stream, std::move(held));
 }
 
-std::unique_ptr<Work> enqueueResidentGroupedGemm(const std::shared_ptr<DeviceResident>& a,
+std::unique_ptr<Work> enqueueResidentBatchedGemm(const std::shared_ptr<DeviceResident>& a,
                                                  const std::shared_ptr<DeviceResident>& b,
                                                  const std::shared_ptr<DeviceResident>& c, const GemmShape& s,
                                                  const RowBatch& batch) {
-  auto table = std::make_shared<std::vector<GroupedProduct>>();
-  int blocks = 0;
-  for (int64_t i = 0; i < batch.count; ++i) {
-    GroupedProduct row{};
-    row.a = i * batch.strideA * a->pitch, row.b = i * batch.strideB * b->pitch, row.c = i * batch.strideC * c->pitch;
-    row.m = static_cast<int32_t>(s.m), row.k = static_cast<int32_t>(s.k), row.n = static_cast<int32_t>(s.n);
-    row.lda = static_cast<int32_t>(a->pitch), row.ldb = static_cast<int32_t>(b->pitch), row.ldc = static_cast<int32_t>(c->pitch);
-    row.firstBlock = blocks, row.blockCols = groupedMuldBlockCols(s.n);
-    blocks += groupedMuldBlocks(s.m, s.n);
-    table->push_back(row);
-  }
   OrderedStream& ordered = orderedStream(c->device);
   std::lock_guard<std::mutex> lock(ordered.mutex);
   checkCuda(cudaSetDevice(c->device), "cudaSetDevice");
-  const size_t bytes = sizeof(GroupedProduct) * table->size();
-  auto onDevice = std::make_shared<DeviceAllocation>(c->device, bytes);
-  HeldResources held{a, b, c, table, onDevice};  // the table on the host until its copy has been made
-  checkCuda(cudaMemcpyAsync(onDevice->floats(), table->data(), bytes, cudaMemcpyHostToDevice, ordered.stream),
-            "cudaMemcpyAsync(the batch's table)");
-  launchGroupedMuld(reinterpret_cast<const GroupedProduct*>(onDevice->floats()), static_cast<int>(table->size()), blocks,
-                    a->floats(), b->floats(), c->floats(), ordered.stream);
-  checkCuda(cudaGetLastError(), "grouped Muld");
+  launchStridedBatch({a->floats(), b->floats(), c->floats(), batch.strideA * a->pitch, batch.strideB * b->pitch,
+                      batch.strideC * c->pitch, batch.count, s.m, s.k, s.n, a->pitch, b->pitch, c->pitch},
+                     ordered.stream);
+  checkCuda(cudaGetLastError(), "strided batch");
   ++c->writes;
-  return std::make_unique<DeviceWork>(ordered.stream, std::move(held));
+  return std::make_unique<DeviceWork>(ordered.stream, HeldResources{a, b, c});
 }
 
 // To pageable memory, a matrix that fits one staging buffer comes down into a cached one on the ordered stream and

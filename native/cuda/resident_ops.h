@@ -18,9 +18,9 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
                                           const std::shared_ptr<DeviceResident>& b,
                                           const std::shared_ptr<DeviceResident>& c, const GemmShape& shape,
                                           const RowBatch& batch);
-// The same batch as one grouped Muld launch (kernels/kernel.h, GroupedProduct), where batchRunsGrouped
+// The same batch as one launch of the strided batch kernel (kernels/batched_tiles.cu), where batchRunsGrouped
 // (core/request.h) says it may.
-std::unique_ptr<Work> enqueueResidentGroupedGemm(const std::shared_ptr<DeviceResident>& a,
+std::unique_ptr<Work> enqueueResidentBatchedGemm(const std::shared_ptr<DeviceResident>& a,
                                                  const std::shared_ptr<DeviceResident>& b,
                                                  const std::shared_ptr<DeviceResident>& c, const GemmShape& shape,
                                                  const RowBatch& batch);

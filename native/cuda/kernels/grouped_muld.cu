@@ -1,6 +1,6 @@
 // Muld, grouped (beside the progression, as transpose.cu is): the seeds' kernel (0_muld.cu) over a table of
-// small products, so that a batch of them is one launch: products gathered from host arrays and strided batches
-// of small products (transfer/gathered_products.cu), and strided batches of small products on Matrices (resident.cu). Each product keeps Muld's 16×16 tiles and its arithmetic (one fp32 running sum
+// small products, so that a batch of them gathered from host arrays is one launch (transfer/gathered_products.cu,
+// issue 13's dynamic batching). Each product keeps Muld's 16×16 tiles and its arithmetic (one fp32 running sum
 // per element, k ≤ 1024: core/request.h); what is new is only how a block finds its tile: the blocks of product
 // i are firstBlock[i] … firstBlock[i+1] − 1, found by binary search over the table, row-major over that
 // product's tiles of C.
@@ -25,25 +25,24 @@ __device__ int productOfBlock(const GroupedProduct* table, int count, int block)
   return low;
 }
 
-__global__ void MuldGrouped(const GroupedProduct* table, int count, const float* aBase, const float* bBase,
-                            float* cBase) {
+__global__ void MuldGrouped(const GroupedProduct* table, int count, float* base) {
   const GroupedProduct p = table[productOfBlock(table, count, static_cast<int>(blockIdx.x))];
   const int tile = static_cast<int>(blockIdx.x) - p.firstBlock;
-  const float* A = aBase + p.a;
-  const float* B = bBase + p.b;
+  const float* A = base + p.a;
+  const float* B = base + p.b;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int row = tile / p.blockCols * kTile + ty, col = tile % p.blockCols * kTile + tx;
   float Csub = 0;
   for (int t = 0; t < p.k; t += kTile) {
     __shared__ float As[kTile][kTile];
     __shared__ float Bs[kTile][kTile];
-    As[ty][tx] = (row < p.m && t + tx < p.k) ? A[int64_t{row} * p.lda + t + tx] : 0.0f;
-    Bs[ty][tx] = (t + ty < p.k && col < p.n) ? B[int64_t{t + ty} * p.ldb + col] : 0.0f;
+    As[ty][tx] = (row < p.m && t + tx < p.k) ? A[row * p.k + t + tx] : 0.0f;
+    Bs[ty][tx] = (t + ty < p.k && col < p.n) ? B[(t + ty) * p.n + col] : 0.0f;
     __syncthreads();
     for (int k = 0; k < kTile; ++k) Csub += As[ty][k] * Bs[k][tx];
     __syncthreads();
   }
-  if (row < p.m && col < p.n) cBase[p.c + int64_t{row} * p.ldc + col] = Csub;
+  if (row < p.m && col < p.n) base[p.c + row * p.n + col] = Csub;
 }
 
 }  // namespace
@@ -54,10 +53,9 @@ int groupedMuldBlocks(int64_t m, int64_t n) {
 
 int groupedMuldBlockCols(int64_t n) { return static_cast<int>((n + kTile - 1) / kTile); }
 
-void launchGroupedMuld(const GroupedProduct* table, int count, int blocks, const float* aBase, const float* bBase,
-                       float* cBase, cudaStream_t stream) {
+void launchGroupedMuld(const GroupedProduct* table, int count, int blocks, float* base, cudaStream_t stream) {
   if (count == 0 || blocks == 0) return;
-  MuldGrouped<<<blocks, dim3(kTile, kTile), 0, stream>>>(table, count, aBase, bBase, cBase);
+  MuldGrouped<<<blocks, dim3(kTile, kTile), 0, stream>>>(table, count, base);
 }
 
 }  // namespace cuda_matmul

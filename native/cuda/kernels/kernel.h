@@ -104,20 +104,29 @@ class SharedMemoryOptIn {
 // and stores whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001).
 inline int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
 
-// One product of a batch run by grouped Muld (grouped_muld.cu): A, B and C at these float offsets from the
-// launch's aBase, bBase and cBase, row-major with row pitches lda, ldb, ldc; its blocks are firstBlock …
-// firstBlock + groupedMuldBlocks(m, n) − 1, blockCols to a row of its tiles of C. The table lists products in order
-// of firstBlock, from 0. Gathered products (transfer/gathered_products.cu) lie unpadded in one staging buffer
-// (the three bases one); a strided batch of Matrices (resident.cu) lies in its three Matrices.
+// One product of a gathered batch on the device (grouped_muld.cu): A, B and C at these float offsets from the
+// batch's buffer, row-major and unpadded; its blocks are firstBlock … firstBlock + groupedMuldBlocks(m, n) − 1,
+// blockCols to a row of its tiles of C. The table lists products in order of firstBlock, from 0.
 struct GroupedProduct {
   int64_t a, b, c;
-  int32_t m, k, n, firstBlock, blockCols, lda, ldb, ldc;
+  int32_t m, k, n, firstBlock, blockCols, unused;
 };
 int groupedMuldBlocks(int64_t m, int64_t n);
 int groupedMuldBlockCols(int64_t n);
 // Every product of `table` (in device memory, `count` of them, `blocks` blocks in all) on `stream`.
-void launchGroupedMuld(const GroupedProduct* table, int count, int blocks, const float* aBase, const float* bBase,
-                       float* cBase, cudaStream_t stream);
+void launchGroupedMuld(const GroupedProduct* table, int count, int blocks, float* base, cudaStream_t stream);
+
+// A strided batch of small products on the device (batched_tiles.cu): product i reads A from a + i·strideA and B
+// from b + i·strideB and writes C from c + i·strideC (strides in floats), each row-major with row pitches lda, ldb,
+// ldc. Each product's C in tiles of 16×16 or 64×64, a block each.
+struct StridedBatch {
+  const float* a;
+  const float* b;
+  float* c;
+  int64_t strideA, strideB, strideC, count;
+  int64_t m, k, n, lda, ldb, ldc;
+};
+void launchStridedBatch(const StridedBatch& batch, cudaStream_t stream);
 
 // *classes |= the magnitude classes (helpers.cuh) of a rows×cols matrix with row pitch `pitch`, on `stream`
 // (launch.cu).

@@ -53,7 +53,6 @@ std::vector<Chunk> chunksOf(const std::vector<SmallProduct>& products) {
       const SmallProduct& p = products[i];
       GroupedProduct row{};
       row.m = static_cast<int32_t>(p.m), row.k = static_cast<int32_t>(p.k), row.n = static_cast<int32_t>(p.n);
-      row.lda = row.k, row.ldb = row.n, row.ldc = row.n;  // unpadded
       row.a = next;
       row.b = next += aligned(p.m * p.k);
       next += aligned(p.k * p.n);
@@ -110,7 +109,7 @@ void enqueue(const Chunk& chunk, Slot& slot, cudaStream_t stream) {
   checkCuda(cudaMemcpyAsync(device, staging, sizeof(float) * chunk.outputs, cudaMemcpyHostToDevice, stream),
             "cudaMemcpyAsync(gathered products up)");
   launchGroupedMuld(reinterpret_cast<const GroupedProduct*>(device), static_cast<int>(chunk.table.size()), chunk.blocks,
-                    device, device, device, stream);
+                    device, stream);
   checkCuda(cudaGetLastError(), "grouped Muld");
   checkCuda(cudaMemcpyAsync(staging + chunk.outputs, device + chunk.outputs, sizeof(float) * (chunk.floats - chunk.outputs),
                             cudaMemcpyDeviceToHost, stream),

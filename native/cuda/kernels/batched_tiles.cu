@@ -1,0 +1,96 @@
+// Strided batches of small products on the device (beside the progression, as grouped_muld.cu is): product i of a
+// Matrix batch reads its A, B and C a fixed stride after product i − 1's, so a block finds its product and tile by
+// division, with no table to build and copy up per call (grouped Muld's, for products gathered from host arrays,
+// of any shapes). The arithmetic is Muld's (0_muld.cu): one fp32 running sum per element, in order of k, the same
+// bits as grouped Muld gives the same product. A block of 16×16 threads computes a 16×16 tile of C, a thread an
+// element, for products of at most 16 rows and columns; larger ones get 64×64 tiles, each thread 4×4 elements held
+// in registers, 16 rows and columns apart (so that the shared-memory reads are broadcasts and consecutive), which
+// load each element of A's and B's tiles from shared memory once per 4 FMAs instead of once per FMA.
+// Measured on an H100, 20 000 products a call on Matrices (bench/NOTES.md, "Step 6: few rows, and operands as
+// stored", strided batches): 16³ 100 000 000 products/s, 64³ 29 200 000/s (15 TFLOP/s), where grouped Muld over a
+// table copied up per call made 35 700 000 and 8 200 000; torch.bmm on device tensors 241 000 000 and 45 900 000.
+#include <cuda_runtime.h>
+
+#include <climits>
+
+#include "core/errors.h"
+#include "cuda/kernels/kernel.h"
+
+namespace cuda_matmul {
+namespace {
+
+constexpr int kThreadsPerSide = 16;  // a block is 16×16 threads
+constexpr int kDepth = 16;           // k per shared-memory stage
+
+// PER: elements per thread along each side; the tile is 16·PER square.
+template <int PER>
+__global__ void __launch_bounds__(kThreadsPerSide* kThreadsPerSide, 2) batchedTiles(StridedBatch p, int64_t tileCols,
+                                                                                 int64_t tilesPerProduct) {
+  constexpr int kTile = kThreadsPerSide * PER;
+  __shared__ float As[kDepth][kTile + 1];  // transposed, As[k][row]; + 1: a warp's stores down its columns spread
+  __shared__ float Bs[kDepth][kTile];
+  const int64_t product = blockIdx.x / tilesPerProduct, tile = blockIdx.x % tilesPerProduct;
+  const float* const A = p.a + product * p.strideA;
+  const float* const B = p.b + product * p.strideB;
+  float* const C = p.c + product * p.strideC;
+  const int64_t row0 = tile / tileCols * kTile, col0 = tile % tileCols * kTile;
+  const int tx = threadIdx.x, ty = threadIdx.y, thread = ty * kThreadsPerSide + tx;
+  // Each thread loads PER elements of each tile (kTile·16 of them, 256 threads): of A's (row by row, 16
+  // consecutive k) rows aRow + 16l at k aK, of B's (row by row, kTile consecutive columns) k bK + (256 / kTile)·l
+  // at column bCol.
+  constexpr int kBRowsPerLoad = kThreadsPerSide * kThreadsPerSide / kTile;
+  const int aRow = thread / kDepth, aK = thread % kDepth, bK = thread / kTile, bCol = thread % kTile;
+  const float* const aAt = A + (row0 + aRow) * p.lda + aK;
+  const float* const bAt = B + bK * p.ldb + col0 + bCol;
+  float acc[PER][PER] = {};
+  for (int64_t k0 = 0; k0 < p.k; k0 += kDepth) {
+#pragma unroll
+    for (int l = 0; l < PER; ++l) {
+      const bool aInside = row0 + aRow + kThreadsPerSide * l < p.m && k0 + aK < p.k;
+      const bool bInside = k0 + bK + kBRowsPerLoad * l < p.k && col0 + bCol < p.n;
+      As[aK][aRow + kThreadsPerSide * l] = aInside ? aAt[(kThreadsPerSide * l) * p.lda + k0] : 0.0f;
+      Bs[bK + kBRowsPerLoad * l][bCol] = bInside ? bAt[(k0 + kBRowsPerLoad * l) * p.ldb] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kDepth; ++k) {
+      float a[PER], b[PER];
+#pragma unroll
+      for (int i = 0; i < PER; ++i) a[i] = As[k][ty + kThreadsPerSide * i], b[i] = Bs[k][tx + kThreadsPerSide * i];
+#pragma unroll
+      for (int i = 0; i < PER; ++i)
+#pragma unroll
+        for (int j = 0; j < PER; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < PER; ++i)
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+      const int64_t row = row0 + ty + kThreadsPerSide * i, col = col0 + tx + kThreadsPerSide * j;
+      if (row < p.m && col < p.n) C[row * p.ldc + col] = acc[i][j];
+    }
+}
+
+template <int PER>
+void launchTiles(const StridedBatch& p, cudaStream_t stream) {
+  constexpr int64_t kTile = kThreadsPerSide * PER;
+  const int64_t tileCols = (p.n + kTile - 1) / kTile, tilesPerProduct = (p.m + kTile - 1) / kTile * tileCols;
+  const int64_t blocks = tilesPerProduct * p.count;
+  if (blocks > INT_MAX) throw MatmulError(ErrorKind::Range, "batch: too many products for one launch");
+  batchedTiles<PER><<<static_cast<unsigned>(blocks), dim3(kThreadsPerSide, kThreadsPerSide), 0, stream>>>(p, tileCols,
+                                                                                                         tilesPerProduct);
+}
+
+}  // namespace
+
+void launchStridedBatch(const StridedBatch& p, cudaStream_t stream) {
+  if (p.count == 0 || p.m == 0 || p.n == 0) return;
+  if (p.m <= kThreadsPerSide && p.n <= kThreadsPerSide)
+    launchTiles<1>(p, stream);
+  else
+    launchTiles<4>(p, stream);
+}
+
+}  // namespace cuda_matmul
