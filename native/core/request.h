@@ -75,13 +75,26 @@ struct SmallProduct {
 constexpr int64_t kGatheredMaxFloats = 64 * 1024;
 constexpr int64_t kGatheredMaxDepth = 1024;
 
+// Whether the gathered route may take an m×k×n product (lib/batching.ts gathers by the same rule).
+inline bool gatherableShape(int64_t m, int64_t k, int64_t n) {
+  return m * k + k * n + m * n <= kGatheredMaxFloats && k <= kGatheredMaxDepth;
+}
+
+// Whether lib/batching.ts may gather this request with others (one product, no transposes, α or β, its kernel left
+// to 'auto', a gatherable shape): alone it is then computed with the gathered route's arithmetic (kernels/choose.h,
+// planAsGathered), so that it gives the same bits either way.
+inline bool runsAsGathered(const GemmRequest& r) {
+  const GemmShape& s = r.shape;
+  return r.batch == 1 && r.choice.kernel == Kernel::Auto && !s.transA && !s.transB && s.unscaled() &&
+         gatherableShape(s.m, s.k, s.n);
+}
+
 // Whether a strided batch of `count` products of shape s runs in one launch (host arrays: as gathered products do,
 // transfer/routes.h; Matrices: kernels/batched_tiles.cu): more than one, none transposed or scaled, each within
 // what a gathered product keeps to. (The caller also leaves the kernel to 'auto'.) One product after another took 32 µs
 // each at 16³ from host arrays (bench/NOTES.md, "Step 6").
 inline bool batchRunsGrouped(const GemmShape& s, int64_t count) {
-  return count > 1 && !s.transA && !s.transB && s.unscaled() && s.m * s.k + s.k * s.n + s.m * s.n <= kGatheredMaxFloats &&
-         s.k <= kGatheredMaxDepth;
+  return count > 1 && !s.transA && !s.transB && s.unscaled() && gatherableShape(s.m, s.k, s.n);
 }
 
 // gemm on Matrices: `count` products stacked by rows. The i-th reads rows i·strideA… of A (as many as A's

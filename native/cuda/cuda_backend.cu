@@ -79,6 +79,12 @@ class CudaBackend final : public ComputeBackend {
   }
 
   std::unique_ptr<Work> startGemm(const GemmRequest& r) override {
+    if (runsAsGathered(r)) {
+      const DeviceDescription& device = deviceAt(r.choice.device);
+      return startHostGemm(planAsGathered(r.choice.precision, r.shape.m, r.shape.k, r.shape.n,
+                                          {device.major, device.minor, device.multiprocessors}),
+                           r);
+    }
     return startHostGemm(plan(r.choice, r.shape), r);
   }
 

@@ -308,4 +308,15 @@ inline KernelPlan planKernel(Kernel requested, Precision precision, int64_t m, i
                      precision, m, k, n, device);
 }
 
+// A product from host arrays that lib/batching.ts may gather while others run (core/request.h, runsAsGathered) is
+// computed alone as gathered, by Muld: one fp32 running sum per element, FMAs in order of k, in either precision,
+// K not split. So the same call gives the same bits alone and gathered among other calls (README, "Determinism").
+// Muld, not blocktile: with its 16×16 blocks many reads wait on the bus at once (the inline route reads A and B from
+// host memory), and it was the faster of the two kernels that sum so, alone and awaited on the H100 host
+// (bench/NOTES.md, "Determinism"): 64³ 29 µs against 49, 128³ 58 against 103, 20×1000×30 131 against 440.
+inline KernelPlan planAsGathered(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
+  const KernelRow& row = kernelRow(Kernel::Muld);
+  return planVariant(row, row.variants(precision).front(), precision, m, k, n, device);
+}
+
 }  // namespace cuda_matmul

@@ -5,7 +5,8 @@
 // cache (this thread must not make one, pools.h; with none cached the call takes the thread pool's route, whose
 // buffer the pool then keeps): one host copy in,
 // one kernel launch on a stream of its own (so "the stream is idle" means "done"), one host copy out. The launch
-// takes the tile that reads the bus fastest (kernels/choose.h, chooseBusVariant), not the one that fills the SMs.
+// takes the tile that reads the bus fastest (kernels/choose.h, chooseBusVariant), not the one that fills the SMs,
+// where its kernel has such tiles (a product that may be gathered runs on Muld: kernels/choose.h, planAsGathered).
 #include <cuda_runtime.h>
 
 #include <atomic>
