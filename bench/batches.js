@@ -5,12 +5,8 @@
 //   node bench/batches.js [--batch=20000] [--sizes=16,64]
 'use strict';
 const { Matrix, gemm, info } = require('..');
-const { pytorchNumbers, random } = require('./inputs');
+const { argument, pytorchNumbers, random } = require('./inputs');
 
-const argument = (name, fallback) => {
-  const given = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return given ? given.slice(name.length + 3) : fallback;
-};
 const BATCH = Number(argument('batch', 20000));
 const SIZES = argument('sizes', '16,64').split(',').map(Number);
 const CALLS = Number(argument('calls', 7));

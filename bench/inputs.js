@@ -1,5 +1,5 @@
-// What the benchmark scripts share: fresh U[-1,1] inputs, the special-value operands, and the relative Frobenius
-// error ‖got − ref‖ / ‖ref‖. test/special-values.test.ts uses the special-value operands too.
+// What the benchmark scripts share: fresh U[-1,1] inputs, the special-value operands, the relative Frobenius
+// error ‖got − ref‖ / ‖ref‖, PyTorch figures and --name=value arguments. test/special-values.test.ts uses the special-value operands too.
 'use strict';
 const { execFileSync } = require('child_process');
 
@@ -60,4 +60,10 @@ function pytorchNumbers(script) {
   return output === null ? null : output.trim().split(/\s+/).map(Number);
 }
 
-module.exports = { random, relativeError, specialOperands, outputOf, pytorchNumbers };
+// The value of a --name=value argument, or `fallback`.
+function argument(name, fallback) {
+  const given = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return given ? given.slice(name.length + 3) : fallback;
+}
+
+module.exports = { argument, random, relativeError, specialOperands, outputOf, pytorchNumbers };

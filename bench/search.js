@@ -13,12 +13,8 @@
 'use strict';
 const fs = require('fs');
 const { Matrix, gemm, matmul, info } = require('..');
-const { pytorchNumbers, random } = require('./inputs');
+const { argument, pytorchNumbers, random } = require('./inputs');
 
-const argument = (name, fallback) => {
-  const given = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return given ? given.slice(name.length + 3) : fallback;
-};
 const ROWS = Number(argument('rows', 1_000_000));
 const DIM = Number(argument('dim', 768));
 const QUERIES = argument('queries', '1,8,64,512').split(',').map(Number);
