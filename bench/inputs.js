@@ -1,5 +1,6 @@
 // What the benchmark scripts share: fresh U[-1,1] inputs, the special-value operands, the relative Frobenius
-// error ‖got − ref‖ / ‖ref‖, PyTorch figures and --name=value arguments. test/special-values.test.ts uses the special-value operands too.
+// error ‖got − ref‖ / ‖ref‖, PyTorch's figures and --name=value arguments. test/special-values.test.ts uses the
+// special-value operands too.
 'use strict';
 const { execFileSync } = require('child_process');
 
