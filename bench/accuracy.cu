@@ -24,6 +24,8 @@
 #include "cuda/kernels/transpose.cu"
 #include "cuda/kernels/3_wgmma.cu"
 #include "cuda/kernels/4_wgmma_transposed.cu"
+#include "cuda/kernels/5_wgmma_f16.cu"
+#include "cuda/kernels/6_few_rows.cu"
 #include "bench_common.cuh"
 
 using cuda_matmul::GemmOperands;
