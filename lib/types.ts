@@ -15,7 +15,8 @@ export type Backend = 'auto' | 'cuda' | 'cpu';
  * (compute capability 9.0; 'auto' picks it for large tf32 products; in fp32 it runs `'wgmma-t'`'s 3xTF32).
  * `'gemv'` computes products with at most 16 rows or 16 columns (a vector times a matrix, a few queries against
  * a corpus) at the rate the GPU reads the large operand, with A and B read as stored (transposed or not); fp32 in
- * both precisions; `'auto'` picks it for every such product, and asking for it on a larger one is a RangeError.
+ * both precisions; `'auto'` picks it for every such product (but a small one from host arrays that may be gathered
+ * with other calls, which Muld computes: README, "Determinism"), and asking for it on a larger one is a RangeError.
  */
 export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma' | 'wgmma' | 'wgmma-t' | 'wgmma-f16' | 'gemv';
 /**

@@ -22,7 +22,6 @@
 // 16 FMAs and R's shared-memory reads per element hold it under the memory rate. Errors 1e-7 to 5e-7, as SGEMM's.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "core/errors.h"
