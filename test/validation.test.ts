@@ -165,6 +165,16 @@ describe('messages a user can act on', () => {
     await expect(matmul(a as never, B, shape)).rejects.toThrow(message);
   });
 
+  // Called directly (its own validation, for callers that bypass lib/): no advice that would make the wrong array.
+  test.each([
+    ['nested arrays', [[1, 2, 3], [4, 5, 6]]],
+    ['a Buffer', Buffer.alloc(24)],
+  ])('the binding called directly with %s gives no Float32Array.from advice', (_, a) => {
+    const message = thrownBy(() => native.matmulSync(a as never, B, shape, {})).message;
+    expect(message).toMatch(/^a: expected a Float32Array, got /);
+    expect(message).not.toContain('Float32Array.from');
+  });
+
   test("a gemm argument in matmul's shape is a TypeError naming it, not ignored", async () => {
     await expect(matmul(A, B, { ...shape, transA: true } as never)).rejects.toThrow(
       /^shape: unknown key 'transA' \(it is an argument of gemm\(\{ a, b, c, m, k, n, transA, … \}\)\)$/);

@@ -380,7 +380,10 @@ int64_t parseHostLength(const Napi::Value& value) {
 
 Napi::Float32Array requireFloat32Array(const Napi::Value& value, const char* name) {
   if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
-    const bool convertible = value.IsArray() || value.IsTypedArray();
+    // Float32Array.from is the right advice for a flat array or a typed array of numbers; of nested arrays it makes
+    // NaNs, of a Buffer a float per byte (lib/validate.ts says what to do with those).
+    const bool nested = value.IsArray() && value.As<Napi::Array>().Length() > 0 && value.As<Napi::Array>().Get(0u).IsArray();
+    const bool convertible = (value.IsArray() && !nested) || (value.IsTypedArray() && !value.IsBuffer());
     fail(ErrorKind::Type, std::string(name) + ": expected a Float32Array, got " + describeValue(value) +
                               (convertible ? std::string(" (convert it with Float32Array.from(") + name + "))" : ""));
   }
