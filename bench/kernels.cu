@@ -24,7 +24,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -201,21 +200,19 @@ GivenTransposes givenTransposes(const Problem& p, cuda_matmul::Rounding rounding
 
 // 'auto''s plan for B held as Bᵀ (n×k, as q·corpusᵀ holds its corpus) where that kernel reads it so (registry.h,
 // readsTransposedB: wgmma-t, gemv), on exact transposes made beforehand, through ProductLaunch as the product runs
-// it (K's slices, magnitude classes); null where the kernel would transpose it first.
-std::optional<Runner> onStoredTranspose(cuda_matmul::Precision precision, const Problem& p, const cudaDeviceProp& props) {
+// it (K's slices, magnitude classes).
+Runner onStoredTranspose(const cuda_matmul::KernelPlan& plan, const Problem& p) {
   using namespace cuda_matmul;
-  const KernelPlan plan = planKernel(Kernel::Auto, precision, p.m, p.k, p.n, {props.major, props.minor, props.multiProcessorCount}, true);
-  if (!plan.row->readsTransposedB) return std::nullopt;
   const int64_t ldbt = paddedPitch(p.k);
   const GivenTransposes made = givenTransposes(p, Rounding::None);
   auto launch = std::make_shared<std::unique_ptr<ProductLaunch>>();
-  return Runner([plan, made, ldbt, launch](GemmOperands o) {
+  return [plan, made, ldbt, launch](GemmOperands o) {
     o.b = o.exactB = made->at(o.b);
     o.ldb = o.exactLdb = ldbt;
     o.transB = true;
     if (!*launch) *launch = std::make_unique<ProductLaunch>(plan, 0, o.m, o.n, o.k);
     (*launch)->run(o, nullptr);
-  });
+  };
 }
 
 // A kernel that reads Bᵀ (wgmma) on Bᵀ made beforehand (a Matrix keeps its Bᵀ: the product through the API
@@ -297,8 +294,9 @@ std::vector<Candidate> candidates(const Problem& p, const cudaDeviceProp& props,
   for (const Precision precision : {Precision::Fp32, Precision::Tf32}) {
     const bool tf32 = precision == Precision::Tf32;
     const KernelPlan held = planKernel(Kernel::Auto, precision, p.m, p.k, p.n, {props.major, props.minor, props.multiProcessorCount}, true);
-    if (std::optional<Runner> run = onStoredTranspose(precision, p, props))
-      list.push_back({std::string(tf32 ? "Bᵀ held, auto tf32 = " : "Bᵀ held, auto = ") + held.variant->name, tf32, *run});
+    if (held.row->readsTransposedB)
+      list.push_back({std::string(tf32 ? "Bᵀ held, auto tf32 = " : "Bᵀ held, auto = ") + held.variant->name, tf32,
+                      onStoredTranspose(held, p)});
   }
   if (p.m * p.k * p.n > (int64_t(1) << 37)) list.erase(list.begin());  // Muld at 8192³: minutes
   if (runsOn(kernelRow(Kernel::Wgmma), props.major, props.minor)) {

@@ -1,17 +1,16 @@
 // The GPU suite, kernel gemv (step 6: at most 16 rows or 16 columns, A and B read as stored): the correctness
 // shapes in both precisions (fp32 in both), gemm with every transpose from host arrays and on Matrices, no copy of
 // a transposed operand, the same bits every call, and the RangeError for a product it does not implement.
-import { gemm, info, Matrix, matmul } from '../lib';
+import { gemm, Matrix, matmul } from '../lib';
 import { describeChild, runScenario } from './child';
 import { correctnessSuite } from './correctness.shared';
-import { classMismatches, describeGpu, finiteAgree, FP32_TOLERANCE, GEMV_SHAPES, GemmCase, gemmLabel, gemmReference, gpuSuiteName, randomMatrix, referenceProduct, relativeTo, sameBytes } from './helpers';
+import { classMismatches, describeGpu, deviceBytes, finiteAgree, FP32_TOLERANCE, GEMV_SHAPES, GemmCase, gemmLabel, gemmReference, gpuSuiteName, randomMatrix, referenceProduct, relativeTo, sameBytes } from './helpers';
 
 const CASES: GemmCase[] = [];
 for (const [m, k, n] of [[1, 300, 1000], [7, 129, 33], [1000, 65, 3], [16, 2100, 16], [3, 1, 500]])
   for (const transA of [false, true])
     for (const transB of [false, true]) CASES.push({ m, k, n, transA, transB, alpha: 0.5, beta: -1.5 });
 
-const deviceBytes = (): number => info().memory.deviceBytesInUse + info().memory.deviceBytesCached;
 
 describeGpu(gpuSuiteName('CUDA backend, kernel gemv'), () => {
   describe('kernel gemv, precision fp32', () => {

@@ -1,12 +1,11 @@
 // The GPU suite, kernel wgmma-t reading B held as Bᵀ (n×k) as it is stored, as q·corpusᵀ holds its corpus:
 // gemm with transB from host arrays and on Matrices in both precisions, special values (recomputed from Bᵀ),
 // and no copy of B. Without a usable GPU of compute capability 9.0 it is reported as skipped.
-import { gemm, info, Matrix } from '../lib';
-import { classMismatches, describeGpu, describeHopper, FP32_TOLERANCE, GemmCase, gemmReference, gpuSuiteName, randomMatrix, relativeTo, TF32_TOLERANCE } from './helpers';
+import { gemm, Matrix } from '../lib';
+import { classMismatches, describeGpu, deviceBytes, describeHopper, FP32_TOLERANCE, GemmCase, gemmReference, gpuSuiteName, randomMatrix, relativeTo, TF32_TOLERANCE } from './helpers';
 
 // Each of its tiles (64×192, 64×128, 256×128 in tf32) cut at every edge; K in two slices and in 8 (513×8193×257).
 const SHAPES = [[97, 300, 2053], [61, 300, 3001], [37, 2500, 64], [4097, 33, 4095], [513, 2049, 1409], [513, 8193, 257]];
-const deviceBytes = (): number => info().memory.deviceBytesInUse + info().memory.deviceBytesCached;
 
 describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-t on B held as Bᵀ'), () => {
   describeHopper('kernel wgmma-t, transB', () => {

@@ -24,6 +24,9 @@ export function randomMatrix(length: number): Float32Array {
   return values;
 }
 
+/** Device memory the library holds, in use and cached. */
+export const deviceBytes = (): number => info().memory.deviceBytesInUse + info().memory.deviceBytesCached;
+
 /** Bitwise equality; jest's toEqual walks a million-element array element by element, for tens of seconds. */
 export function sameBytes(x: Float32Array, y: Float32Array): boolean {
   return Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength));

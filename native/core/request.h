@@ -80,13 +80,16 @@ inline bool gatherableShape(int64_t m, int64_t k, int64_t n) {
   return m * k + k * n + m * n <= kGatheredMaxFloats && k <= kGatheredMaxDepth;
 }
 
-// Whether lib/batching.ts may gather this request with others (one product, no transposes, α or β, its kernel left
-// to 'auto', a gatherable shape): alone it is then computed with the gathered route's arithmetic (kernels/choose.h,
-// planAsGathered), so that it gives the same bits either way.
+// A product the gathered route's arithmetic serves: no transposes, α or β, and a gatherable shape.
+inline bool gatherableProduct(const GemmShape& s) {
+  return !s.transA && !s.transB && s.unscaled() && gatherableShape(s.m, s.k, s.n);
+}
+
+// Whether lib/batching.ts may gather this request with others (one gatherable product, its kernel left to 'auto'):
+// alone it is then computed with the gathered route's arithmetic (kernels/choose.h, planAsGathered), so that it
+// gives the same bits either way.
 inline bool runsAsGathered(const GemmRequest& r) {
-  const GemmShape& s = r.shape;
-  return r.batch == 1 && r.choice.kernel == Kernel::Auto && !s.transA && !s.transB && s.unscaled() &&
-         gatherableShape(s.m, s.k, s.n);
+  return r.batch == 1 && r.choice.kernel == Kernel::Auto && gatherableProduct(r.shape);
 }
 
 // Whether a strided batch of `count` products of shape s runs in one launch (host arrays: as gathered products do,
@@ -94,7 +97,7 @@ inline bool runsAsGathered(const GemmRequest& r) {
 // what a gathered product keeps to. (The caller also leaves the kernel to 'auto'.) One product after another took 32 µs
 // each at 16³ from host arrays (bench/NOTES.md, "Step 6").
 inline bool batchRunsGrouped(const GemmShape& s, int64_t count) {
-  return count > 1 && !s.transA && !s.transB && s.unscaled() && gatherableShape(s.m, s.k, s.n);
+  return count > 1 && gatherableProduct(s);
 }
 
 // gemm on Matrices: `count` products stacked by rows. The i-th reads rows i·strideA… of A (as many as A's

@@ -79,12 +79,8 @@ class CudaBackend final : public ComputeBackend {
   }
 
   std::unique_ptr<Work> startGemm(const GemmRequest& r) override {
-    if (runsAsGathered(r)) {
-      const DeviceDescription& device = deviceAt(r.choice.device);
-      return startHostGemm(planAsGathered(r.choice.precision, r.shape.m, r.shape.k, r.shape.n,
-                                          {device.major, device.minor, device.multiprocessors}),
-                           r);
-    }
+    if (runsAsGathered(r))
+      return startHostGemm(planAsGathered(r.choice.precision, r.shape.m, r.shape.k, r.shape.n, capsOf(r.choice.device)), r);
     return startHostGemm(plan(r.choice, r.shape), r);
   }
 
@@ -118,15 +114,19 @@ class CudaBackend final : public ComputeBackend {
     return devices[index];
   }
 
+  static DeviceCaps capsOf(int index) {
+    const DeviceDescription& device = deviceAt(index);
+    return {device.major, device.minor, device.multiprocessors};
+  }
+
   static KernelPlan plan(const Choice& choice, const GemmShape& s) {
-    const DeviceDescription& device = deviceAt(choice.device);
+    const DeviceCaps caps = capsOf(choice.device);
     const KernelRow& row = kernelRow(choice.kernel);
     if (row.canImplement && !row.canImplement(s.m, s.k, s.n))
       throw MatmulError(ErrorKind::Range, "kernel '" + std::string(kernelOption(choice.kernel).name) + "' implements " +
                                               row.implements + "; this product is " + std::to_string(s.m) + "×" +
                                               std::to_string(s.k) + "×" + std::to_string(s.n) + " (m×k×n)");
-    return planKernel(choice.kernel, choice.precision, s.m, s.k, s.n,
-                      {device.major, device.minor, device.multiprocessors}, s.transB);
+    return planKernel(choice.kernel, choice.precision, s.m, s.k, s.n, caps, s.transB);
   }
 };
 

@@ -52,6 +52,15 @@ OrderedStream& orderedStream(int device) {
   return ordered;
 }
 
+// Where a Matrix operation is queued: its device's ordered stream, locked for the caller, with the device current.
+struct OrderedQueue {
+  explicit OrderedQueue(int device) : ordered(orderedStream(device)), lock(ordered.mutex) {
+    checkCuda(cudaSetDevice(device), "cudaSetDevice");
+  }
+  OrderedStream& ordered;
+  std::lock_guard<std::mutex> lock;
+};
+
 // The Matrix's magnitude classes word, found now (queued on `stream`) unless nothing has written it since last
 // time (resident.h, DeviceResident::classes).
 const uint32_t* classesOf(DeviceResident& matrix, cudaStream_t stream, HeldResources& held) {
@@ -116,9 +125,8 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
                                           const std::shared_ptr<DeviceResident>& b,
                                           const std::shared_ptr<DeviceResident>& c, const GemmShape& s,
                                           const RowBatch& batch) {
-  OrderedStream& ordered = orderedStream(c->device);
-  std::lock_guard<std::mutex> lock(ordered.mutex);
-  checkCuda(cudaSetDevice(c->device), "cudaSetDevice");
+  OrderedQueue queue(c->device);
+  OrderedStream& ordered = queue.ordered;
   HeldResources held{a, b, c};
   const StreamScratch scratch = [&](size_t bytes) { return ordered.scratchOf(c->device, bytes); };
   const bool checks = classifiesFirst(*plan.row, plan.precision) && batch.count > 0 && s.m > 0 && s.n > 0;
@@ -137,9 +145,8 @@ std::unique_ptr<Work> enqueueResidentBatchedGemm(const std::shared_ptr<DeviceRes
                                                  const std::shared_ptr<DeviceResident>& b,
                                                  const std::shared_ptr<DeviceResident>& c, const GemmShape& s,
                                                  const RowBatch& batch) {
-  OrderedStream& ordered = orderedStream(c->device);
-  std::lock_guard<std::mutex> lock(ordered.mutex);
-  checkCuda(cudaSetDevice(c->device), "cudaSetDevice");
+  OrderedQueue queue(c->device);
+  OrderedStream& ordered = queue.ordered;
   launchStridedBatch({a->floats(), b->floats(), c->floats(), batch.strideA * a->pitch, batch.strideB * b->pitch,
                       batch.strideC * c->pitch, batch.count, s.m, s.k, s.n, a->pitch, b->pitch, c->pitch},
                      ordered.stream);
@@ -153,9 +160,8 @@ std::unique_ptr<Work> enqueueResidentBatchedGemm(const std::shared_ptr<DeviceRes
 // thread, which must not make one: pools.h), is first copied on the device (its state at this point of the
 // program), and that copy comes down through the staged transfer queue on a thread-pool thread.
 std::unique_ptr<Work> enqueueResidentDownload(const std::shared_ptr<DeviceResident>& matrix, float* out, bool pinned) {
-  OrderedStream& ordered = orderedStream(matrix->device);
-  std::lock_guard<std::mutex> lock(ordered.mutex);
-  checkCuda(cudaSetDevice(matrix->device), "cudaSetDevice");
+  OrderedQueue queue(matrix->device);
+  OrderedStream& ordered = queue.ordered;
   const int64_t rows = matrix->rows, cols = matrix->cols;
   const int64_t bytes = static_cast<int64_t>(sizeof(float)) * rows * cols;
   auto copy = [&](float* dst, int64_t dstPitch, const DeviceResident& src, cudaMemcpyKind kind) {
