@@ -137,5 +137,26 @@ for (const { kernel, precision, tolerance } of RUNS) {
     if (!(error < 1e-5)) failures++;
     console.log(`strided batch of ${batch} ${m}×${k}×${n}, arrays and Matrices: relative error vs CPU ${error.toExponential(2)}`);
   }
+  // A write into a Matrix under a signal (native/cuda/withdrawal.h): aborted at once behind a product (withdrawn,
+  // unless the sanitizer, which runs each launch to its end, let the device decide first: then made; either way
+  // c must say what the Promise says), then never aborted (made); c is kept aside, decided on the device, put back
+  // or not.
+  const Busy = await Matrix.from(random(1024 * 1024), 1024, 1024);
+  for (const [m, k, n] of [[97, 131, 61], [1, 700, 1]]) {
+    const [x, w, c0] = [random(m * k), random(k * n), random(m * n)];
+    const [X, W, C] = [await Matrix.from(x, m, k), await Matrix.from(w, k, n), await Matrix.from(c0, m, n)];
+    const controller = new AbortController();
+    const busy = Busy.matmul(Busy);  // the write queues behind it
+    const first = X.matmul(W, { out: C, signal: controller.signal }).then(() => 'made', (e) => e.name);
+    controller.abort();
+    const outcome = await first;
+    const product = matmulSync(x, w, { m, k, n }, { backend: 'cpu' });
+    const state = relativeError(await C.toArray(), c0) === 0 ? 'AbortError' : relativeError(await C.toArray(), product) < 1e-5 ? 'made' : 'neither';
+    (await busy).dispose();
+    await X.matmul(W, { out: C, signal: new AbortController().signal });
+    const error = relativeError(await C.toArray(), product);
+    if (state !== outcome || !(error < 1e-5)) failures++;
+    console.log(`Matrix write aborted at once ${m}×${k}×${n}: the Promise says ${outcome}, c says ${state}; then made: relative error vs CPU ${error.toExponential(2)}`);
+  }
   process.exit(failures ? 1 : 0);
 })();

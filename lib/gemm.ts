@@ -5,6 +5,7 @@
 // native/cpu/).
 import { startIdleTrimming } from './idle';
 import { Matrix } from './matrix';
+import { abortable } from './abort';
 import { native } from './native';
 import { readGemm } from './validate';
 import type { GemmRead } from './validate';
@@ -69,6 +70,11 @@ export interface MatrixGemmOptions {
   kernel?: KernelName;
   /** Arithmetic precision (default `'fp32'`). */
   precision?: Precision;
+  /**
+   * Aborts the call: its Promise rejects with `signal.reason` (README, "Cancellation"). On Matrices the write into
+   * c is then withdrawn whole: c keeps what the operations before it made, and later operations see that.
+   */
+  signal?: AbortSignal;
 }
 
 /** gemm's options on Float32Arrays. */
@@ -84,14 +90,17 @@ export interface GemmOptions extends MatrixGemmOptions {
  * @example
  * // C (2×2) = 2·Aᵀ·B + C, with A stored transposed (3×2)
  * await gemm({ a, b, c, m: 2, k: 3, n: 2, transA: true, alpha: 2, beta: 1 });
+ * // given up when the client goes away (README, "Cancellation")
+ * await gemm({ a, b, c, m: 2, k: 3, n: 2 }, { signal: request.signal });
  */
 export async function gemm(args: GemmArrays, options?: GemmOptions): Promise<Float32Array>;
 export async function gemm(args: GemmMatrices, options?: MatrixGemmOptions): Promise<Matrix>;
 export async function gemm(args: GemmArrays | GemmMatrices, options?: GemmOptions): Promise<Float32Array | Matrix> {
   const read = readGemm(args, options, (value) => value instanceof Matrix);
   startIdleTrimming();
-  if (read.kind === 'arrays') return native.gemm(read.args, read.options);
+  if (read.kind === 'arrays') return abortable(read.signal, (abort) => native.gemm(read.args, read.options, abort));
   const { a, b, c, ...shape } = read.args as GemmRead & { a: Matrix; b: Matrix; c: Matrix };
-  await native.matrixGemm(a.handle('a'), b.handle('b'), c.handle('c'), shape, read.options);
+  const [ha, hb, hc] = [a.handle('a'), b.handle('b'), c.handle('c')];
+  await abortable(read.signal, (abort) => native.matrixGemm(ha, hb, hc, shape, read.options, abort));
   return c;
 }

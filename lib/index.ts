@@ -3,6 +3,7 @@
 // Data flow (ARCHITECTURE.md): this file → validate.ts (arguments) → batching.ts (small products made while
 // others run are gathered into one batch) → native.ts (binding) → native/binding/
 // → native/core/plan.cpp (backend) → native/cuda/ (transfer route → kernel) or native/cpu/ → the result array.
+import { abortable } from './abort';
 import { multiplySmall } from './batching';
 import { startIdleTrimming } from './idle';
 import { loadedBinary, native } from './native';
@@ -12,7 +13,7 @@ import type { Info, MatmulOptions, Shape } from './types';
 export { gemm } from './gemm';
 export type { GemmArrays, GemmMatrices, GemmOptions, MatrixGemmOptions } from './gemm';
 export { Matrix } from './matrix';
-export type { MatrixOptions, MatrixProductOptions } from './matrix';
+export type { MatrixDownloadOptions, MatrixOptions, MatrixProductOptions } from './matrix';
 export type { Backend, BinaryInfo, DeviceInfo, ErrorCode, Info, KernelName, MatmulOptions, MemoryInfo, Precision, Shape } from './types';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -24,6 +25,7 @@ const { version } = require('../package.json') as { version: string };
  * @example
  * const c = await matmul(a, b, { m: 512, k: 256, n: 128 });               // a new 512×128 array
  * await matmul(a, b, { m: 512, k: 256, n: 128 }, { out: c, precision: 'tf32' }); // into c, on tensor cores
+ * await matmul(a, b, { m: 512, k: 256, n: 128 }, { signal: AbortSignal.timeout(50) }); // rejects after 50 ms
  */
 export function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Promise<Float32Array> {
   // Not an async function: the native Promise is returned as it is, with no second one wrapped around it
@@ -31,6 +33,8 @@ export function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?:
   try {
     const call = readMatmul(a, b, shape, options);
     startIdleTrimming();
+    // A call with a signal runs alone (never gathered into a batch), so that its abort touches nothing else.
+    if (call.signal) return abortable(call.signal, (abort) => native.matmul(call.a, call.b, call.shape, call.options, abort));
     return multiplySmall(call) ?? native.matmul(call.a, call.b, call.shape, call.options);
   } catch (error) {
     return Promise.reject(error);
@@ -38,13 +42,15 @@ export function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?:
 }
 
 /**
- * C = A·B on the calling thread (it blocks the event loop for the whole product). Throws on failure.
+ * C = A·B on the calling thread (it blocks the event loop for the whole product). Throws on failure. Takes
+ * matmul's options but `signal` (a TypeError): nothing can abort a call that holds the thread.
  * @example
  * const c = matmulSync(new Float32Array([1, 2, 3, 4]), new Float32Array([5, 6, 7, 8]), { m: 2, k: 2, n: 2 });
  * // c = [19, 22, 43, 50]
  */
-export function matmulSync(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Float32Array {
+export function matmulSync(a: Float32Array, b: Float32Array, shape: Shape, options?: Omit<MatmulOptions, 'signal'>): Float32Array {
   const call = readMatmul(a, b, shape, options);
+  if (call.signal) throw new TypeError('signal: matmulSync holds the thread until it returns, so nothing can abort it; use matmul');
   startIdleTrimming();
   return native.matmulSync(call.a, call.b, call.shape, call.options);
 }

@@ -10,7 +10,8 @@
 // operation issued on it ends (those operations hold it natively).
 import { startIdleTrimming } from './idle';
 import { native, NativeMatrixHandle } from './native';
-import { describe, matrixDestination, readMatrixFrom, readMatrixProduct } from './validate';
+import { abortable } from './abort';
+import { describe, readMatrixDownload, readMatrixFrom, readMatrixProduct } from './validate';
 import type { Backend, KernelName, Precision } from './types';
 
 /** Options of `Matrix.from`. */
@@ -19,6 +20,8 @@ export interface MatrixOptions {
   backend?: Backend;
   /** CUDA device index (default 0). */
   device?: number;
+  /** Aborts the upload: the Promise rejects with `signal.reason`, and no Matrix is made (README, "Cancellation"). */
+  signal?: AbortSignal;
 }
 
 /** Options of `Matrix#matmul`. */
@@ -29,6 +32,19 @@ export interface MatrixProductOptions {
   precision?: Precision;
   /** A Matrix of the result's shape, on the same backend and device, written in place and returned. */
   out?: Matrix;
+  /**
+   * Aborts the product: the Promise rejects with `signal.reason`; a write into `out` is withdrawn whole (`out` keeps
+   * what the operations before it made), a new result is never made (README, "Cancellation").
+   */
+  signal?: AbortSignal;
+}
+
+/** Options of `Matrix#toArray`. */
+export interface MatrixDownloadOptions {
+  /** A Float32Array of rows·cols elements, written and returned. */
+  out?: Float32Array;
+  /** Aborts the download: the Promise rejects with `signal.reason` (`out` may have been written). */
+  signal?: AbortSignal;
 }
 
 // The key only this module holds, so that a Matrix is made here alone.
@@ -61,9 +77,9 @@ export class Matrix {
    * const W = await Matrix.from(new Float32Array(768 * 64), 768, 64, { device: 0 });
    */
   static async from(data: Float32Array, rows: number, cols: number, options?: MatrixOptions): Promise<Matrix> {
-    const opts = readMatrixFrom(data, rows, cols, options);
+    const read = readMatrixFrom(data, rows, cols, options);
     startIdleTrimming();
-    return new Matrix(madeHere, await native.matrixFrom(data, rows, cols, opts));
+    return new Matrix(madeHere, await abortable(read.signal, (abort) => native.matrixFrom(data, rows, cols, read.options, abort)));
   }
 
   /** Rows (a TypeError once disposed). */
@@ -97,26 +113,31 @@ export class Matrix {
     // Not an async function, and no option objects rebuilt: this path's own cost is part of every awaited product
     // (bench/NOTES.md, "Where a 512³ Matrix product's host time goes"). Errors still reject the returned Promise.
     try {
-      const { out, kernel, precision } = readMatrixProduct(options);
+      const { out, kernel, precision, signal } = readMatrixProduct(options);
       if (!(other instanceof Matrix)) throw new TypeError(`other: expected a Matrix, got ${describe(other)}`);
       if (out !== undefined && !(out instanceof Matrix)) throw new TypeError(`out: expected a Matrix, got ${describe(out)}`);
       const a = this.#live(), b = other.#live('other');
-      if (out === undefined) return native.matrixMultiply(a, b, undefined, kernel, precision).then((handle) => new Matrix(madeHere, handle));
-      return native.matrixMultiply(a, b, out.#live('out'), kernel, precision).then(() => out);
+      const destination = out === undefined ? undefined : out.#live('out');
+      const product = signal
+        ? abortable(signal, (abort) => native.matrixMultiply(a, b, destination, kernel, precision, abort))
+        : native.matrixMultiply(a, b, destination, kernel, precision);
+      return out === undefined ? product.then((handle) => new Matrix(madeHere, handle)) : product.then(() => out);
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
   /**
-   * The elements, row-major, in a new Float32Array (or `out`, of rows·cols elements).
+   * The elements, row-major, in a new Float32Array (or `out`, of rows·cols elements, given as it is or as
+   * `{ out, signal }`).
    * @example
    * const y = await Y.toArray();
+   * await Y.toArray({ out: y, signal: AbortSignal.timeout(100) });
    */
-  async toArray(out?: Float32Array): Promise<Float32Array> {
+  async toArray(options?: Float32Array | MatrixDownloadOptions): Promise<Float32Array> {
     const handle = this.#live();
-    const destination = matrixDestination(out, handle.rows * handle.cols);
-    return native.matrixToArray(handle, destination);
+    const { out, signal } = readMatrixDownload(options, handle.rows * handle.cols);
+    return abortable(signal, (abort) => native.matrixToArray(handle, out, abort));
   }
 
   /**

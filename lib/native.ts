@@ -16,10 +16,16 @@ export interface NativeMatrixHandle {
   dispose(): void;
 }
 
-/** The functions the addon exports (native/addon.cpp). */
+/** A call's abort (native/binding/abort_binding.h), requested from its signal's 'abort' listener (abort.ts). */
+export interface NativeCallAbort {
+  abort(): void;
+}
+
+/** The functions the addon exports (native/addon.cpp). Each asynchronous one takes a call's abort last. */
 export interface NativeBinding {
   matmulSync(a: Float32Array, b: Float32Array, shape: object, options: object): Float32Array;
-  matmul(a: Float32Array, b: Float32Array, shape: object, options: object): Promise<Float32Array>;
+  matmul(a: Float32Array, b: Float32Array, shape: object, options: object, abort?: NativeCallAbort): Promise<Float32Array>;
+  CallAbort: new () => NativeCallAbort;
   /** Holds one small product for the next runGathered() (native/binding/gathered.cpp). */
   gather(a: Float32Array, b: Float32Array, m: number, k: number, n: number, out: Float32Array): void;
   /** Runs the first `count` products gathered and not yet run as one batch; settles once all are written. */
@@ -34,12 +40,13 @@ export interface NativeBinding {
   shutdown(): void;
   /** The option table of native/core/options.h (lib/options.ts is the same). */
   options(): { backends: string[]; precisions: string[]; kernels: Record<string, { precisions: string[] }> };
-  matrixFrom(data: Float32Array, rows: number, cols: number, options: object): Promise<NativeMatrixHandle>;
+  matrixFrom(data: Float32Array, rows: number, cols: number, options: object, abort?: NativeCallAbort): Promise<NativeMatrixHandle>;
   matrixMultiply(a: NativeMatrixHandle, b: NativeMatrixHandle, out: NativeMatrixHandle | undefined, kernel: string | undefined,
-                 precision: string | undefined): Promise<NativeMatrixHandle>;
-  matrixToArray(matrix: NativeMatrixHandle, out: Float32Array): Promise<Float32Array>;
-  gemm(args: object, options: object): Promise<Float32Array>;
-  matrixGemm(a: NativeMatrixHandle, b: NativeMatrixHandle, c: NativeMatrixHandle, shape: object, options: object): Promise<NativeMatrixHandle>;
+                 precision: string | undefined, abort?: NativeCallAbort): Promise<NativeMatrixHandle>;
+  matrixToArray(matrix: NativeMatrixHandle, out: Float32Array, abort?: NativeCallAbort): Promise<Float32Array>;
+  gemm(args: object, options: object, abort?: NativeCallAbort): Promise<Float32Array>;
+  matrixGemm(a: NativeMatrixHandle, b: NativeMatrixHandle, c: NativeMatrixHandle, shape: object, options: object,
+             abort?: NativeCallAbort): Promise<NativeMatrixHandle>;
 }
 
 const packageRoot = path.join(__dirname, '..');

@@ -47,6 +47,12 @@ export interface MatmulOptions {
   out?: Float32Array;
   /** CUDA device index (default 0). */
   device?: number;
+  /**
+   * Aborts the call: its Promise rejects with `signal.reason` (README, "Cancellation"). A call not yet started is
+   * dropped; a running CPU product stops at its next slice of k; device work runs to its end, its result not
+   * delivered (`out` may have been written).
+   */
+  signal?: AbortSignal;
 }
 
 /** A CUDA device, as `info().devices` lists it. */

@@ -143,6 +143,15 @@ function checkDevice(value: unknown): void {
     throw new RangeError(`device: expected a non-negative integer, got ${value}`);
 }
 
+/** The `signal` option: an AbortSignal (abort.ts), by its shape, so that one from another realm (jest) passes. */
+function checkSignal(value: unknown): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  const signal = value as Partial<AbortSignal> | null;
+  if (typeof signal !== 'object' || signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')
+    throw new TypeError(`signal: expected an AbortSignal, got ${describe(value)}`);
+  return value as AbortSignal;
+}
+
 function checkOptionalBoolean(value: unknown, name: string): void {
   if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${name}: expected a boolean, got ${describe(value)}`);
 }
@@ -182,7 +191,8 @@ export interface MatmulCall {
   a: Float32Array;
   b: Float32Array;
   shape: Shape;
-  options: MatmulOptions & { out: Float32Array };
+  options: Omit<MatmulOptions, 'signal'> & { out: Float32Array };
+  signal?: AbortSignal;
 }
 
 /** Checks matmul's arguments, reading each once; throws a TypeError or RangeError naming the argument at fault. */
@@ -197,10 +207,11 @@ export function readMatmul(a: unknown, b: unknown, shape: unknown, options: unkn
   const k = checkCount(dims.k, 'k');
   const n = checkCount(dims.n, 'n');
   const [mk, kn, mn] = [checkedProduct(m, k, 'm·k'), checkedProduct(k, n, 'k·n'), checkedProduct(m, n, 'm·n')];
-  const opts = readObject(options, ['backend', 'kernel', 'precision', 'out', 'device']);
+  const { signal, ...opts } = readObject(options, ['backend', 'kernel', 'precision', 'out', 'device', 'signal']);
   checkChoice(opts.backend, 'backend', BACKENDS);
   checkKernelAndPrecision(opts.kernel, opts.precision);
   checkDevice(opts.device);
+  const abortSignal = checkSignal(signal);
 
   checkFloat32Array(a, 'a');
   checkFloat32Array(b, 'b');
@@ -216,7 +227,7 @@ export function readMatmul(a: unknown, b: unknown, shape: unknown, options: unkn
     if (sharesMemory(out, a) || sharesMemory(out, b))
       throw new RangeError('out: must not share memory with a or b (inputs are never modified)');
   }
-  return { a, b, shape: { m, k, n }, options: { ...(opts as MatmulOptions), out } };
+  return { a, b, shape: { m, k, n }, options: { ...(opts as MatmulOptions), out }, ...(abortSignal ? { signal: abortSignal } : {}) };
 }
 
 /** Checks allocHost's length. */
@@ -232,23 +243,24 @@ export function validateHostArray(array: unknown): asserts array is Float32Array
   if (isDetached(array)) throw new TypeError('array: its ArrayBuffer is detached (transferred or freed)');
 }
 
-/** Matrix.from's options, read once. */
-export interface MatrixFromOptions {
-  backend?: string;
-  device?: number;
+/** Matrix.from's options, read once: those the native layer takes, and the signal. */
+export interface MatrixFromRead {
+  options: { backend?: string; device?: number };
+  signal?: AbortSignal;
 }
 
 /** Checks Matrix.from's arguments; returns its options as read. */
-export function readMatrixFrom(data: unknown, rows: unknown, cols: unknown, options: unknown): MatrixFromOptions {
+export function readMatrixFrom(data: unknown, rows: unknown, cols: unknown, options: unknown): MatrixFromRead {
   const r = checkCount(rows, 'rows');
   const c = checkCount(cols, 'cols');
   const length = checkedProduct(r, c, 'rows·cols');
-  const opts = readObject(options, ['backend', 'device']);
+  const { signal, ...opts } = readObject(options, ['backend', 'device', 'signal']);
   checkChoice(opts.backend, 'backend', BACKENDS);
   checkDevice(opts.device);
+  const abortSignal = checkSignal(signal);
   checkFloat32Array(data, 'data');
   checkLength(data, 'data', length, 'rows·cols');
-  return opts as MatrixFromOptions;
+  return { options: opts, signal: abortSignal };
 }
 
 /** Matrix#matmul's options, read once (out still to be checked as a Matrix by the caller). */
@@ -256,20 +268,28 @@ export interface MatrixProductRead {
   kernel?: string;
   precision?: string;
   out?: unknown;
+  signal?: AbortSignal;
 }
 
 export function readMatrixProduct(options: unknown): MatrixProductRead {
-  const opts = readObject(options, ['kernel', 'precision', 'out']);
+  const opts = readObject(options, ['kernel', 'precision', 'out', 'signal']);
   checkKernelAndPrecision(opts.kernel, opts.precision);
-  return opts;
+  return { ...opts, signal: checkSignal(opts.signal) };
 }
 
-/** Matrix#toArray's destination: `out` checked, or a new array of `length` elements. */
-export function matrixDestination(out: unknown, length: number): Float32Array {
-  if (out === undefined) return newResult(length, 'matrix: rows·cols');
-  checkFloat32Array(out, 'out');
-  checkLength(out, 'out', length, 'rows·cols');
-  return out;
+/**
+ * Matrix#toArray's argument: a Float32Array `out` (the older form) or `{ out, signal }`; `out` checked, or a new
+ * array of `length` elements.
+ */
+export function readMatrixDownload(options: unknown, length: number): { out: Float32Array; signal?: AbortSignal } {
+  const isOptions = typeof options === 'object' && options !== null && !ArrayBuffer.isView(options) && !Array.isArray(options) &&
+    !types.isAnyArrayBuffer(options);
+  const opts = isOptions ? readObject(options, ['out', 'signal']) : { out: options };
+  const signal = checkSignal(opts.signal);
+  if (opts.out === undefined) return { out: newResult(length, 'matrix: rows·cols'), signal };
+  checkFloat32Array(opts.out, 'out');
+  checkLength(opts.out, 'out', length, 'rows·cols');
+  return { out: opts.out, signal };
 }
 
 const GEMM_NAMES = ['a', 'b', 'c', 'm', 'k', 'n', 'transA', 'transB', 'alpha', 'beta', 'batch', 'strideA', 'strideB', 'strideC'];
@@ -289,7 +309,7 @@ export function readGemm(
   args: unknown,
   options: unknown,
   isMatrix: (value: unknown) => boolean,
-): { kind: 'arrays' | 'matrices'; args: GemmRead; options: Record<string, unknown> } {
+): { kind: 'arrays' | 'matrices'; args: GemmRead; options: Record<string, unknown>; signal?: AbortSignal } {
   if (typeof args !== 'object' || args === null || Array.isArray(args))
     throw new TypeError(`args: expected an object { a, b, c, m, k, n, … }, got ${describe(args)}`);
   const raw = readObject(args, GEMM_NAMES, 'args');
@@ -301,10 +321,11 @@ export function readGemm(
   checkOptionalBoolean(raw.transB, 'transB');
   checkOptionalScalar(raw.alpha, 'alpha');
   checkOptionalScalar(raw.beta, 'beta');
-  const opts = readObject(options, matrices ? ['kernel', 'precision'] : ['backend', 'kernel', 'precision', 'device']);
+  const { signal, ...opts } = readObject(options, matrices ? ['kernel', 'precision', 'signal'] : ['backend', 'kernel', 'precision', 'device', 'signal']);
   checkChoice(opts.backend, 'backend', BACKENDS);
   checkKernelAndPrecision(opts.kernel, opts.precision);
   checkDevice(opts.device);
+  const abortSignal = checkSignal(signal);
   const batch = raw.batch === undefined ? 1 : checkCount(raw.batch, 'batch');
   const stride = (name: string, fallback: number) => (raw[name] === undefined ? fallback : checkCount(raw[name], name));
   const read = { ...raw, m, k, n } as GemmRead;
@@ -318,7 +339,7 @@ export function readGemm(
     stridedSpan(batch, stride('strideA', rowsA), rowsA, 'batch·strideA');
     stridedSpan(batch, stride('strideB', rowsB), rowsB, 'batch·strideB');
     stridedSpan(batch, strideC, m, 'batch·strideC');
-    return { kind: 'matrices', args: read, options: opts };
+    return { kind: 'matrices', args: read, options: opts, signal: abortSignal };
   }
   const [mk, kn, mn] = [checkedProduct(m, k, 'm·k'), checkedProduct(k, n, 'k·n'), checkedProduct(m, n, 'm·n')];
   const [strideA, strideB, strideC] = [stride('strideA', mk), stride('strideB', kn), stride('strideC', mn)];
@@ -338,5 +359,5 @@ export function readGemm(
   checkAtLeast(c, 'c', spanC);
   if (sharesMemory(c, a) || sharesMemory(c, b))
     throw new RangeError('c: must not share memory with a or b (they are read while it is written)');
-  return { kind: 'arrays', args: read, options: opts };
+  return { kind: 'arrays', args: read, options: opts, signal: abortSignal };
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "binding/abort_binding.h"
 #include "binding/arguments.h"
 #include "binding/async_task.h"
 #include "binding/calls.h"
@@ -31,12 +32,18 @@ Napi::Value MatmulSync(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value MatmulAsync(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value { return startArrayCall(info.Env(), "cuda-matmul:matmul", parseMatmulCall(info)); });
+  return guarded(info, [&]() -> Napi::Value {
+    std::shared_ptr<CallAbort> abort = parseAbort(info[4]);
+    return startArrayCall(info.Env(), "cuda-matmul:matmul", parseMatmulCall(info), std::move(abort));
+  });
 }
 
 // gemm on Float32Arrays, off the JavaScript thread; resolves to c.
 Napi::Value Gemm(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value { return startArrayCall(info.Env(), "cuda-matmul:gemm", parseGemmCall(info)); });
+  return guarded(info, [&]() -> Napi::Value {
+    std::shared_ptr<CallAbort> abort = parseAbort(info[2]);
+    return startArrayCall(info.Env(), "cuda-matmul:gemm", parseGemmCall(info), std::move(abort));
+  });
 }
 
 Napi::Value AllocHost(const Napi::CallbackInfo& info) {
@@ -135,6 +142,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("shutdown", Napi::Function::New(env, cuda_matmul::Shutdown, "shutdown"));
   exports.Set("options", Napi::Function::New(env, cuda_matmul::Options, "options"));
   cuda_matmul::initMatrixBinding(env, exports);
+  cuda_matmul::initAbortBinding(env, exports);
   cuda_matmul::initGatheredBinding(env, exports);
   return exports;
 }

@@ -8,6 +8,7 @@
 
 #include "binding/environment.h"
 #include "binding/js_errors.h"
+#include "core/call_abort.h"
 #include "core/core_budget.h"
 #include "core/environment.h"
 
@@ -32,6 +33,8 @@ class TaskQueue : public std::enable_shared_from_this<TaskQueue> {
   void add(Task* task);
   void completed(Task* task);
   void stop();
+  // Drops the waiting tasks whose abort is requested, and cancels those handed over and not yet started.
+  void dropAborted();
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   const std::atomic<bool>& stopFlag() const { return stopping_; }
 
@@ -46,12 +49,17 @@ class TaskQueue : public std::enable_shared_from_this<TaskQueue> {
 class Task {
  public:
   Task(napi_env env, std::shared_ptr<TaskQueue> queue, std::function<void()> work,
-       std::function<Napi::Value(Napi::Env)> settle)
-      : env_(env), queue_(std::move(queue)), work_(std::move(work)), settle_(std::move(settle)) {}
+       std::function<Napi::Value(Napi::Env)> settle, std::shared_ptr<CallAbort> abort)
+      : env_(env), queue_(std::move(queue)), work_(std::move(work)), settle_(std::move(settle)), abort_(std::move(abort)) {}
 
   ~Task() {
     if (asyncWork_) napi_delete_async_work(env_, asyncWork_);
+    if (abort_) abort_->close();
   }
+
+  bool aborted() const { return abort_ && abort_->requested(); }
+  // Rejects an aborted task that no thread has started; the caller deletes it.
+  void rejectAborted() { rejectWith(abortedError()); }
 
   // Creates the Promise and the async work; throws a JavaScript error if Node refuses.
   napi_value start(const char* name) {
@@ -70,8 +78,9 @@ class Task {
   // On a thread-pool thread. A task of an environment that is ending does nothing.
   static void execute(napi_env, void* data) {
     auto* task = static_cast<Task*>(data);
-    if (task->queue_->stopping()) return void(task->skipped_ = true);
-    const StopScope scope(task->queue_->stopFlag());  // work that waited for cores checks it (core_budget.h)
+    if (task->queue_->stopping() || task->aborted()) return void(task->skipped_ = true);
+    // Work that waited for cores checks these, and a CPU product between k-slices (core_budget.h).
+    const StopScope scope(task->queue_->stopFlag(), task->abort_ ? &task->abort_->flag() : nullptr);
     try {
       task->work_();
     } catch (...) {
@@ -83,7 +92,9 @@ class Task {
   static void complete(napi_env, napi_status status, void* data) {
     auto* task = static_cast<Task*>(data);
     const std::shared_ptr<TaskQueue> queue = task->queue_;
-    const bool settled = status == napi_cancelled || task->skipped_ || task->settle();
+    const bool notRun = status == napi_cancelled || task->skipped_;
+    // Not run: dropped at teardown (the Promise stays pending) or for its abort.
+    const bool settled = notRun ? !task->aborted() || task->rejectWith(abortedError()) : task->settle();
     if (!settled) queue->stop();  // the Promise could not be settled: the environment is ending
     queue->completed(task);
   }
@@ -92,6 +103,8 @@ class Task {
   bool settle() noexcept {
     // Node opened a handle scope around this callback.
     try {
+      // A task stopped by its abort may have thrown anything on the way out (cpu/gemm.cpp: a product stopped).
+      if (error_ && aborted()) throw abortedError();
       if (error_) std::rethrow_exception(error_);
       return napi_resolve_deferred(env_, deferred_, settle_(Napi::Env(env_))) == napi_ok;
     } catch (const Napi::Error& e) {
@@ -125,6 +138,7 @@ class Task {
   std::shared_ptr<TaskQueue> queue_;
   std::function<void()> work_;
   std::function<Napi::Value(Napi::Env)> settle_;
+  std::shared_ptr<CallAbort> abort_;
   napi_deferred deferred_ = nullptr;
   napi_async_work asyncWork_ = nullptr;
   std::exception_ptr error_;
@@ -163,12 +177,26 @@ void TaskQueue::stop() {
   for (Task* task : submitted_) task->cancel();  // those not yet started complete as cancelled
 }
 
+void TaskQueue::dropAborted() {
+  std::erase_if(waiting_, [](Task* task) {
+    if (!task->aborted()) return false;
+    task->rejectAborted();
+    delete task;
+    return true;
+  });
+  for (Task* task : submitted_)
+    if (task->aborted()) task->cancel();  // one a thread has taken runs on, and sees its abort
+}
+
 std::shared_ptr<TaskQueue> newTaskQueue() { return std::make_shared<TaskQueue>(); }
 
 Napi::Promise queueTask(Napi::Env env, const char* name, std::function<void()> work,
-                        std::function<Napi::Value(Napi::Env)> settle) {
+                        std::function<Napi::Value(Napi::Env)> settle, std::shared_ptr<CallAbort> abort) {
   const std::shared_ptr<TaskQueue>& queue = AddonEnvironment::of(env).tasks;
-  auto* task = new Task(env, queue, std::move(work), std::move(settle));
+  if (abort) abort->onRequest([weak = std::weak_ptr<TaskQueue>(queue)] {
+    if (const auto tasks = weak.lock()) tasks->dropAborted();
+  });
+  auto* task = new Task(env, queue, std::move(work), std::move(settle), std::move(abort));
   napi_value promise;
   try {
     promise = task->start(name);

@@ -10,6 +10,11 @@
 // environment is torn down cannot settle its Promise (no JavaScript may run); that is how the queue learns of a
 // Worker's termination (process.exit tells it through stopTasks), and nothing is thrown out of the completion
 // callback.
+//
+// Aborts (core/call_abort.h). A task given its call's abort is dropped when the abort comes before a thread has
+// taken it (its Promise rejected at once, what it held released); a running one sees the abort through StopSignal
+// (a CPU product stops at its next k-slice), and its Promise rejects when it ends. The `settle` function decides
+// for a task that ran to its end (a Matrix write already made resolves).
 #pragma once
 
 #include <napi.h>
@@ -22,8 +27,10 @@ namespace cuda_matmul {
 class TaskQueue;
 std::shared_ptr<TaskQueue> newTaskQueue();
 
+class CallAbort;
+
 Napi::Promise queueTask(Napi::Env env, const char* name, std::function<void()> work,
-                        std::function<Napi::Value(Napi::Env)> settle);
+                        std::function<Napi::Value(Napi::Env)> settle, std::shared_ptr<CallAbort> abort = nullptr);
 
 // This environment is ending (its process 'exit' event): tasks not yet started are dropped, their Promises left
 // pending; the running ones finish, or on the CPU stop at their next k-slice.

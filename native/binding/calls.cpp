@@ -7,10 +7,10 @@
 
 namespace cuda_matmul {
 
-Napi::Promise startArrayCall(Napi::Env env, const char* name, ArrayCall call) {
+Napi::Promise startArrayCall(Napi::Env env, const char* name, ArrayCall call, std::shared_ptr<CallAbort> abort) {
   auto held = std::make_shared<ArrayCall>(std::move(call));
   return complete(env, name, startGemm(held->request),
-                  [held](Napi::Env) { return held->c.delivered(held->cName); });
+                  [held](Napi::Env) { return held->c.delivered(held->cName); }, std::move(abort));
 }
 
 Napi::Value runArrayCall(ArrayCall call) {

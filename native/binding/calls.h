@@ -4,12 +4,17 @@
 
 #include <napi.h>
 
+#include <memory>
+
 #include "binding/arguments.h"
 
 namespace cuda_matmul {
 
-// The returned Promise resolves to c (matmul's out) or rejects with the error.
-Napi::Promise startArrayCall(Napi::Env env, const char* name, ArrayCall call);
+class CallAbort;
+
+// The returned Promise resolves to c (matmul's out) or rejects with the error, or for `abort` (null: none)
+// requested before it settles (completion.h).
+Napi::Promise startArrayCall(Napi::Env env, const char* name, ArrayCall call, std::shared_ptr<CallAbort> abort);
 
 // matmulSync: the same, waited for on the calling thread.
 Napi::Value runArrayCall(ArrayCall call);

@@ -7,6 +7,7 @@
 
 #include "binding/async_task.h"
 #include "binding/js_errors.h"
+#include "core/call_abort.h"
 
 namespace cuda_matmul {
 namespace {
@@ -23,7 +24,13 @@ struct Call {
   const char* name;
   std::shared_ptr<Work> work;  // shared with a thread-pool task once handed over
   std::function<Napi::Value(Napi::Env)> settle;
+  std::shared_ptr<CallAbort> abort;  // null without a signal
 };
+
+// Whether the call, its work done, is to reject for its abort instead of settling (completion.h).
+bool withdrawn(const std::shared_ptr<CallAbort>& abort, const Work& work) {
+  return abort && abort->requested() && !work.committed();
+}
 
 // A call being polled: its Promise is settled by the poller (or adopts the thread pool's, once handed over).
 struct PolledCall {
@@ -34,6 +41,8 @@ struct PolledCall {
 // The host's part of a call whose work is done, on the JavaScript thread: its copies, then its value. Throws what
 // they throw.
 Napi::Value finishHere(Napi::Env env, Call& call) {
+  if (call.abort) call.abort->close();  // settled from here on: a later request does nothing
+  if (withdrawn(call.abort, *call.work)) throw abortedError();
   call.work->finish();
   Napi::Value value = call.settle(env);
   call.work.reset();  // what the work held goes back now
@@ -60,15 +69,18 @@ bool settleWith(Napi::Env env, const Napi::Promise::Deferred& deferred, Produce&
 Napi::Promise onThreadPool(Napi::Env env, const Call& call, bool waitFirst) {
   return queueTask(
       env, call.name,
-      [work = call.work, waitFirst] {
+      [work = call.work, waitFirst, abort = call.abort] {
         if (waitFirst) work->wait();
-        work->finish();
+        if (!withdrawn(abort, *work)) work->finish();
       },
-      [work = call.work, settle = call.settle](Napi::Env env) mutable {
+      [work = call.work, settle = call.settle, abort = call.abort](Napi::Env env) mutable {
+        if (withdrawn(abort, *work)) throw abortedError();
         Napi::Value value = settle(env);
         work.reset();  // what the work held goes back now, on the JavaScript thread
         return value;
-      });
+      },
+      // Work not yet started may be dropped for its abort; device work in flight decides when it ends.
+      call.work->pollable() ? nullptr : call.abort);
 }
 
 // The calls in flight on one JavaScript thread (each Node environment has its own).
@@ -136,8 +148,8 @@ class Poller {
 }  // namespace
 
 Napi::Promise complete(Napi::Env env, const char* name, std::unique_ptr<Work> work,
-                       std::function<Napi::Value(Napi::Env)> settle) {
-  Call call{name, std::move(work), std::move(settle)};
+                       std::function<Napi::Value(Napi::Env)> settle, std::shared_ptr<CallAbort> abort) {
+  Call call{name, std::move(work), std::move(settle), std::move(abort)};
   if (call.work->runsOnCaller()) {
     const Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
     settleWith(env, deferred, [&]() -> std::optional<Napi::Value> {

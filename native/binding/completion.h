@@ -16,9 +16,13 @@
 
 namespace cuda_matmul {
 
+class CallAbort;
+
 // `settle` makes the resolved value on the JavaScript thread once the work is done and finished; an exception
-// from the work, finish() or settle rejects the Promise with the matching JavaScript error.
+// from the work, finish() or settle rejects the Promise with the matching JavaScript error. A call given its
+// abort (core/call_abort.h) rejects with abortedError() if it is requested before the call settles, and the
+// work's finish() (copies into the caller's array) is skipped, unless the work says it committed (core/work.h).
 Napi::Promise complete(Napi::Env env, const char* name, std::unique_ptr<Work> work,
-                       std::function<Napi::Value(Napi::Env)> settle);
+                       std::function<Napi::Value(Napi::Env)> settle, std::shared_ptr<CallAbort> abort = nullptr);
 
 }  // namespace cuda_matmul

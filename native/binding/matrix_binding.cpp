@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "binding/abort_binding.h"
 #include "binding/arguments.h"
 #include "binding/async_task.h"
 #include "binding/environment.h"
@@ -75,6 +76,7 @@ Napi::Value MatrixFrom(const Napi::CallbackInfo& info) {
       MatrixSource source;
       std::shared_ptr<MatrixData> result;
     };
+    std::shared_ptr<CallAbort> abort = parseAbort(info[4]);
     auto pending = std::make_shared<Pending>(Pending{parseMatrixSource(info), nullptr});
     return queueTask(
         info.Env(), "cuda-matmul:Matrix.from",
@@ -82,7 +84,11 @@ Napi::Value MatrixFrom(const Napi::CallbackInfo& info) {
           const MatrixSource& s = pending->source;
           pending->result = uploadMatrix(s.data.data(), s.rows, s.cols, s.choice, s.data.pinned());
         },
-        [pending](Napi::Env env) -> Napi::Value { return NativeMatrix::wrap(env, pending->result); });
+        [pending, abort](Napi::Env env) -> Napi::Value {
+          if (abort && abort->requested()) throw abortedError();  // the new Matrix is freed with `pending`
+          return NativeMatrix::wrap(env, pending->result);
+        },
+        abort);
   });
 }
 
@@ -104,14 +110,18 @@ Napi::Value MatrixMultiply(const Napi::CallbackInfo& info) {
     }
     const Kernel kernel = parseKernel(info[3]);
     const Precision precision = parsePrecision(info[4]);
+    std::shared_ptr<CallAbort> abort = parseAbort(info[5]);
     checkMatrixProduct(*a, *b, out.get());  // before anything is allocated
+    // A write into `out` is withdrawn whole by an abort; a new Matrix is simply never handed out.
+    std::shared_ptr<CallAbort> withdrawable = out ? abort : nullptr;
     if (!out) out = allocateMatrixLike(*a, a->rows, b->cols);
     const GemmShape shape = productShape(*a, *b);
-    auto work = enqueueMatrixGemm(*a, *b, *out, shape, singleProduct(shape), kernel, precision);
+    auto work = enqueueMatrixGemm(*a, *b, *out, shape, singleProduct(shape), kernel, precision, std::move(withdrawable));
     auto object = std::make_shared<Napi::Reference<Napi::Object>>(std::move(outObject));
-    return complete(info.Env(), "cuda-matmul:Matrix.matmul", std::move(work), [out, object](Napi::Env env) -> Napi::Value {
-      return object->IsEmpty() ? NativeMatrix::wrap(env, out) : object->Value();
-    });
+    return complete(
+        info.Env(), "cuda-matmul:Matrix.matmul", std::move(work),
+        [out, object](Napi::Env env) -> Napi::Value { return object->IsEmpty() ? NativeMatrix::wrap(env, out) : object->Value(); },
+        std::move(abort));
   });
 }
 
@@ -119,9 +129,10 @@ Napi::Value MatrixMultiply(const Napi::CallbackInfo& info) {
 Napi::Value MatrixToArray(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     auto matrix = NativeMatrix::require(info[0], "matrix");
+    std::shared_ptr<CallAbort> abort = parseAbort(info[2]);
     auto out = std::make_shared<HeldArray>(parseMatrixDestination(info[1], matrix->rows * matrix->cols));
     return complete(info.Env(), "cuda-matmul:Matrix.toArray", enqueueMatrixDownload(*matrix, out->data(), out->pinned()),
-                    [out](Napi::Env) { return out->delivered("out"); });
+                    [out](Napi::Env) { return out->delivered("out"); }, std::move(abort));
   });
 }
 
@@ -137,11 +148,12 @@ Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
     const RowBatch batch = parseRowBatch(info[3].As<Napi::Object>(), shape);
     const MatrixProductOptions options = parseMatrixProductOptions(info[4]);
     if (!options.out.IsUndefined()) throw MatmulError(ErrorKind::Type, "options: unknown option 'out' (gemm writes c)");
+    std::shared_ptr<CallAbort> abort = parseAbort(info[5]);
     checkMatrixGemm(*a, *b, *c, shape, batch);
-    auto work = enqueueMatrixGemm(*a, *b, *c, shape, batch, options.kernel, options.precision);
+    auto work = enqueueMatrixGemm(*a, *b, *c, shape, batch, options.kernel, options.precision, abort);
     auto cObject = std::make_shared<Napi::Reference<Napi::Object>>(Napi::Persistent(info[2].As<Napi::Object>()));
     return complete(info.Env(), "cuda-matmul:Matrix gemm", std::move(work),
-                    [cObject](Napi::Env) -> Napi::Value { return cObject->Value(); });
+                    [cObject](Napi::Env) -> Napi::Value { return cObject->Value(); }, std::move(abort));
   });
 }
 

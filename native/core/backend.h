@@ -15,6 +15,7 @@
 namespace cuda_matmul {
 
 struct MatrixData;
+class CallAbort;
 
 // A backend's own storage for a Matrix's elements (device memory, host memory). Opaque outside the backend.
 class MatrixStorage {
@@ -73,12 +74,16 @@ class ComputeBackend {
   virtual std::unique_ptr<Work> startGathered(std::vector<SmallProduct> products, int device) = 0;
 
   // Matrices. upload and allocate run on the calling thread; enqueueGemm and enqueueDownload return at once,
-  // with the operation queued after every one issued before it on the same matrices (program order).
+  // with the operation queued after every one issued before it on the same matrices (program order). A gemm given
+  // `withdrawable` (the abort of a write into an existing Matrix: core/call_abort.h) is made whole or not at all:
+  // an abort requested before the write is made leaves c as the operations before it made it, and the Work's
+  // committed() says which happened.
   virtual std::shared_ptr<MatrixStorage> upload(const float* data, int64_t rows, int64_t cols, int device,
                                                 bool pinned) = 0;
   virtual std::shared_ptr<MatrixStorage> allocate(int64_t rows, int64_t cols, int device) = 0;
   virtual std::unique_ptr<Work> enqueueGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c,
-                                            const GemmShape& shape, const RowBatch& batch, const Choice& choice) = 0;
+                                            const GemmShape& shape, const RowBatch& batch, const Choice& choice,
+                                            std::shared_ptr<CallAbort> withdrawable) = 0;
   virtual std::unique_ptr<Work> enqueueDownload(const MatrixData& matrix, float* out, bool pinned) = 0;
 };
 

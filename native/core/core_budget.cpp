@@ -32,13 +32,21 @@ void giveBack(int cores) {
 }
 
 thread_local const std::atomic<bool>* currentStop = nullptr;
+thread_local const std::atomic<bool>* currentAbort = nullptr;
 
 }  // namespace
 
-StopSignal::StopSignal() : flag_(currentStop) {}
+StopSignal::StopSignal() : stop_(currentStop), abort_(currentAbort) {}
 
-StopScope::StopScope(const std::atomic<bool>& stop) : previous_(currentStop) { currentStop = &stop; }
-StopScope::~StopScope() { currentStop = previous_; }
+StopScope::StopScope(const std::atomic<bool>& stop, const std::atomic<bool>* abort)
+    : previousStop_(currentStop), previousAbort_(currentAbort) {
+  currentStop = &stop;
+  currentAbort = abort;
+}
+StopScope::~StopScope() {
+  currentStop = previousStop_;
+  currentAbort = previousAbort_;
+}
 
 int coreBudget() {
   static const int cores = static_cast<int>(environmentCount(

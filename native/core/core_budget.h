@@ -28,29 +28,34 @@ class CoreLease {
   int cores_;
 };
 
-// Whether the work on this thread should stop: the stop flag of the JavaScript environment the work is for, set by
-// the binding around each thread-pool task (StopScope). Made on the product's thread and read from any (the threads
+// Whether the work on this thread should stop: the stop flag of the JavaScript environment the work is for, or the
+// abort of the call it is (core/call_abort.h), set by the binding around each thread-pool task (StopScope). Made on the product's thread and read from any (the threads
 // that help a product have no flag of their own). A product that waited for cores asks once it has them, so a
 // terminated Worker no longer waits for products that had only begun to wait: the pool threads queued behind the
 // budget computed theirs one after another (teardown.test.ts). One already computing stops at its next k-slice
 // (cpu/gemm.cpp).
 class StopSignal {
  public:
-  StopSignal();  // the stop flag of the work on this thread, if any
-  bool requested() const { return flag_ && flag_->load(std::memory_order_acquire); }
+  StopSignal();  // the flags of the work on this thread, if any
+  bool requested() const {
+    return (stop_ && stop_->load(std::memory_order_acquire)) || (abort_ && abort_->load(std::memory_order_acquire));
+  }
 
  private:
-  const std::atomic<bool>* flag_;
+  const std::atomic<bool>* stop_;
+  const std::atomic<bool>* abort_;
 };
 class StopScope {
  public:
-  explicit StopScope(const std::atomic<bool>& stop);
+  // `abort`: the call's own flag, where it has one.
+  StopScope(const std::atomic<bool>& stop, const std::atomic<bool>* abort);
   ~StopScope();
   StopScope(const StopScope&) = delete;
   StopScope& operator=(const StopScope&) = delete;
 
  private:
-  const std::atomic<bool>* previous_;
+  const std::atomic<bool>* previousStop_;
+  const std::atomic<bool>* previousAbort_;
 };
 
 // How many cores of the budget no lease holds at this moment (it may change at once): how many helpers are worth

@@ -149,10 +149,10 @@ void checkMatrixGemm(const MatrixData& a, const MatrixData& b, const MatrixData&
 
 std::unique_ptr<Work> enqueueMatrixGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c,
                                         const GemmShape& shape, const RowBatch& batch, Kernel kernel,
-                                        Precision precision) {
+                                        Precision precision, std::shared_ptr<CallAbort> withdrawable) {
   const Choice choice{a.backend->kind(), kernel, precision, a.device};
   a.backend->check(choice);
-  return a.backend->enqueueGemm(a, b, c, shape, batch, choice);
+  return a.backend->enqueueGemm(a, b, c, shape, batch, choice, std::move(withdrawable));
 }
 
 std::unique_ptr<Work> enqueueMatrixDownload(const MatrixData& matrix, float* out, bool pinned) {

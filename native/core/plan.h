@@ -10,6 +10,7 @@
 
 #include "core/matrix_data.h"
 #include "core/request.h"
+#include "core/call_abort.h"
 #include "core/work.h"
 
 namespace cuda_matmul {
@@ -32,10 +33,11 @@ void checkMatrixGemm(const MatrixData& a, const MatrixData& b, const MatrixData&
                      const RowBatch& batch);
 
 // Queued in program order after every operation issued before on the same matrices; return at once. The
-// product a·b is gemm with the shape and batch of productOf.
+// product a·b is gemm with the shape and batch of productOf. `withdrawable`: the abort of a write into an
+// existing Matrix (core/backend.h, enqueueGemm).
 std::unique_ptr<Work> enqueueMatrixGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c,
                                         const GemmShape& shape, const RowBatch& batch, Kernel kernel,
-                                        Precision precision);
+                                        Precision precision, std::shared_ptr<CallAbort> withdrawable);
 std::unique_ptr<Work> enqueueMatrixDownload(const MatrixData& matrix, float* out, bool pinned);
 
 // a·b as a gemm on Matrices: one product, no transposes.

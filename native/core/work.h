@@ -26,6 +26,10 @@ class Work {
   // Whether wait() is host work short enough to run on the JavaScript thread at once, the Promise settled before
   // the call returns: less than handing it to the thread pool costs (request.h, runsOnCaller).
   virtual bool runsOnCaller() const { return false; }
+  // After done() or wait(): whether the work's effect is already part of program order, so that an abort can no
+  // longer withdraw it (a Matrix write made whole: resident.cu, cpu_backend.cpp). A call whose abort
+  // (core/call_abort.h) is requested before it settles rejects unless its work says so.
+  virtual bool committed() const { return false; }
 };
 
 }  // namespace cuda_matmul

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/call_abort.h"
 #include "core/errors.h"
 #include "core/matrix_data.h"
 #include "cpu/gemm.h"
@@ -50,6 +51,7 @@ class HostMatrix : public MatrixStorage {
     if (elements_.size() != size_) elements_.resize(size_);
     return elements_.data();
   }
+  size_t size() const { return size_; }
   Completion lastWrite;
   std::vector<Completion> readsSince;
 
@@ -82,10 +84,16 @@ class OrderedWork : public Work {
     }
   }
 
+  // Makes this work a write into `written` that its abort may withdraw (core/backend.h, enqueueGemm).
+  void withdrawable(HostMatrix& written, std::shared_ptr<CallAbort> abort) {
+    written_ = &written;
+    abort_ = std::move(abort);
+  }
+
   void wait() override {
     for (const Completion& previous : after_) previous.wait();
     try {
-      run_();
+      abort_ ? runWithdrawable() : run_();
     } catch (...) {
       done_.set_value();
       throw;
@@ -93,7 +101,27 @@ class OrderedWork : public Work {
     done_.set_value();
   }
 
+  bool committed() const override { return committed_; }
+
  private:
+  // Nothing if the abort came first; else the write, with the elements it overwrites kept aside and put back if
+  // the abort comes before it ends (a product stops at its next k-slice for it: cpu/gemm.cpp).
+  void runWithdrawable() {
+    if (abort_->requested()) throw abortedError();
+    float* elements = written_->data();
+    const std::vector<float> kept(elements, elements + written_->size());
+    try {
+      run_();
+    } catch (...) {
+      if (!abort_->requested()) throw;
+    }
+    if (abort_->requested()) {
+      std::copy(kept.begin(), kept.end(), elements);
+      throw abortedError();
+    }
+    committed_ = true;
+  }
+
   // Adds this work to a matrix's reads, dropping those already complete so the list stays short.
   void remember(std::vector<Completion>& reads) {
     std::erase_if(reads, [](const Completion& c) { return c.wait_for(std::chrono::seconds(0)) == std::future_status::ready; });
@@ -105,6 +133,9 @@ class OrderedWork : public Work {
   std::promise<void> done_;
   Completion completion_;
   std::vector<Completion> after_;
+  HostMatrix* written_ = nullptr;  // with abort_: a withdrawable write
+  std::shared_ptr<CallAbort> abort_;
+  bool committed_ = false;
 };
 
 class CpuBackend final : public ComputeBackend {
@@ -151,7 +182,7 @@ class CpuBackend final : public ComputeBackend {
   }
 
   std::unique_ptr<Work> enqueueGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c, const GemmShape& s,
-                                    const RowBatch& batch, const Choice&) override {
+                                    const RowBatch& batch, const Choice&, std::shared_ptr<CallAbort> withdrawable) override {
     HostMatrix &ha = hostOf(a), &hb = hostOf(b), &hc = hostOf(c);
     const int64_t colsA = a.cols, colsB = b.cols, colsC = c.cols;
     auto work = std::make_unique<OrderedWork>(
@@ -161,6 +192,7 @@ class CpuBackend final : public ComputeBackend {
                      hc.data() + i * batch.strideC * colsC, s, CpuTeam::Leased);
         });
     work->order({&ha, &hb}, {&hc});
+    if (withdrawable) work->withdrawable(hc, std::move(withdrawable));
     return work;
   }
 

@@ -110,7 +110,7 @@ struct StopAtBarrier {
 using TeamBarrier = Barrier<StopAtBarrier>;
 
 void runThread(const Problem& pr, const CpuMicroKernel& kernel, int thread, int threads, float* packedB,
-               float* packedA, TeamBarrier& sync, const bool& stopped) {
+               float* packedA, TeamBarrier& sync, const bool& stopped, const StopSignal& stop) {
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t mc = static_cast<int64_t>(MC_STRIPS) * mr;
   // This thread's rows: a contiguous share of the mr-row strips of C.
@@ -125,7 +125,9 @@ void runThread(const Problem& pr, const CpuMicroKernel& kernel, int thread, int 
       const int64_t kc = std::min(KC, pr.k - pc);
       for (int64_t s = thread; s < bStrips; s += threads) packB(pr.b + pc * pr.n + jc, pr.n, kc, nc, nr, s, packedB);
       sync.arrive_and_wait();
-      for (int64_t ic = rowBegin; ic < rowEnd; ic += mc) {
+      // A stop skips the rest of the slice (a block of a 3072³ product is a few milliseconds); the barrier then
+      // tells every thread.
+      for (int64_t ic = rowBegin; ic < rowEnd && !stop.requested(); ic += mc) {
         const int64_t rows = std::min(mc, rowEnd - ic);
         packA(pr.a + ic * pr.k + pc, pr.k, rows, kc, mr, packedA);
         kernel.multiplyBlock(packedA, packedB, rows, nc, kc, pr.c + ic * pr.n + jc, pr.n, pc > 0);
@@ -170,7 +172,7 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
     for (int t = 1; t < wanted; ++t)
       helpers.emplace_back([&, t] {
         teamKnown.wait();
-        runThread(problem, kernel, t, teamSize, packedB.get(), packedA[t].get(), *sync, stopped);
+        runThread(problem, kernel, t, teamSize, packedB.get(), packedA[t].get(), *sync, stopped, stop);
       });
   } catch (...) {
     // The system refused a thread (std::system_error): carry on with those that started, which are joined below.
@@ -179,7 +181,7 @@ void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int
   if (lease) lease->shrinkTo(teamSize);
   sync.emplace(teamSize, StopAtBarrier{stop, &stopped});
   teamKnown.count_down();
-  runThread(problem, kernel, 0, teamSize, packedB.get(), packedA[0].get(), *sync, stopped);
+  runThread(problem, kernel, 0, teamSize, packedB.get(), packedA[0].get(), *sync, stopped, stop);
   for (std::thread& helper : helpers) helper.join();
   if (stopped) throw droppedError();
 }

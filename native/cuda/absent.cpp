@@ -22,7 +22,7 @@ class AbsentCuda final : public ComputeBackend {
   std::shared_ptr<MatrixStorage> upload(const float*, int64_t, int64_t, int, bool) override { unavailable(); }
   std::shared_ptr<MatrixStorage> allocate(int64_t, int64_t, int) override { unavailable(); }
   std::unique_ptr<Work> enqueueGemm(const MatrixData&, const MatrixData&, const MatrixData&, const GemmShape&,
-                                    const RowBatch&, const Choice&) override {
+                                    const RowBatch&, const Choice&, std::shared_ptr<CallAbort>) override {
     unavailable();
   }
   std::unique_ptr<Work> enqueueDownload(const MatrixData&, float*, bool) override { unavailable(); }

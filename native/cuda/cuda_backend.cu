@@ -96,10 +96,12 @@ class CudaBackend final : public ComputeBackend {
     return allocateResident(device, rows, cols);
   }
   std::unique_ptr<Work> enqueueGemm(const MatrixData& a, const MatrixData& b, const MatrixData& c, const GemmShape& shape,
-                                    const RowBatch& batch, const Choice& choice) override {
+                                    const RowBatch& batch, const Choice& choice,
+                                    std::shared_ptr<CallAbort> withdrawable) override {
     if (choice.kernel == Kernel::Auto && batchRunsGrouped(shape, batch.count))
-      return enqueueResidentBatchedGemm(residentOf(a), residentOf(b), residentOf(c), shape, batch);
-    return enqueueResidentGemm(plan(choice, shape), residentOf(a), residentOf(b), residentOf(c), shape, batch);
+      return enqueueResidentBatchedGemm(residentOf(a), residentOf(b), residentOf(c), shape, batch, std::move(withdrawable));
+    return enqueueResidentGemm(plan(choice, shape), residentOf(a), residentOf(b), residentOf(c), shape, batch,
+                               std::move(withdrawable));
   }
   std::unique_ptr<Work> enqueueDownload(const MatrixData& matrix, float* out, bool pinned) override {
     return enqueueResidentDownload(residentOf(matrix), out, pinned);

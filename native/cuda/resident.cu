@@ -9,11 +9,13 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "cuda/check.h"
 #include "cuda/device_work.h"
 #include "cuda/gemm_ops.h"
 #include "cuda/transfer/host_copy.h"
+#include "cuda/withdrawal.h"
 
 namespace cuda_matmul {
 namespace {
@@ -124,10 +126,12 @@ std::shared_ptr<DeviceResident> allocateResident(int device, int64_t rows, int64
 std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::shared_ptr<DeviceResident>& a,
                                           const std::shared_ptr<DeviceResident>& b,
                                           const std::shared_ptr<DeviceResident>& c, const GemmShape& s,
-                                          const RowBatch& batch) {
+                                          const RowBatch& batch, std::shared_ptr<CallAbort> withdrawable) {
   OrderedQueue queue(c->device);
   OrderedStream& ordered = queue.ordered;
   HeldResources held{a, b, c};
+  std::optional<WithdrawableWrite> write;
+  if (withdrawable) write.emplace(*c, ordered.stream, std::move(withdrawable), held);
   const StreamScratch scratch = [&](size_t bytes) { return ordered.scratchOf(c->device, bytes); };
   const bool checks = classifiesFirst(*plan.row, plan.precision) && batch.count > 0 && s.m > 0 && s.n > 0;
   const uint32_t* aClasses = checks ? classesOf(*a, ordered.stream, held) : nullptr;
@@ -138,21 +142,24 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
     enqueueGemm(plan, *rowsOf(a, i * batch.strideA, s.rowsA()), *rowsOf(b, i * batch.strideB, s.rowsB()),
                 *rowsOf(c, i * batch.strideC, s.m), s, ordered.stream, scratch, held, aClasses, bClasses, madeB);
   ++c->writes;
-  return std::make_unique<DeviceWork>(ordered.stream, std::move(held));
+  return write ? write->seal(ordered.stream, std::move(held)) : std::make_unique<DeviceWork>(ordered.stream, std::move(held));
 }
 
 std::unique_ptr<Work> enqueueResidentBatchedGemm(const std::shared_ptr<DeviceResident>& a,
                                                  const std::shared_ptr<DeviceResident>& b,
                                                  const std::shared_ptr<DeviceResident>& c, const GemmShape& s,
-                                                 const RowBatch& batch) {
+                                                 const RowBatch& batch, std::shared_ptr<CallAbort> withdrawable) {
   OrderedQueue queue(c->device);
   OrderedStream& ordered = queue.ordered;
+  HeldResources held{a, b, c};
+  std::optional<WithdrawableWrite> write;
+  if (withdrawable) write.emplace(*c, ordered.stream, std::move(withdrawable), held);
   launchStridedBatch({a->floats(), b->floats(), c->floats(), batch.strideA * a->pitch, batch.strideB * b->pitch,
                       batch.strideC * c->pitch, batch.count, s.m, s.k, s.n, a->pitch, b->pitch, c->pitch},
                      ordered.stream);
   checkCuda(cudaGetLastError(), "strided batch");
   ++c->writes;
-  return std::make_unique<DeviceWork>(ordered.stream, HeldResources{a, b, c});
+  return write ? write->seal(ordered.stream, std::move(held)) : std::make_unique<DeviceWork>(ordered.stream, std::move(held));
 }
 
 // To pageable memory, a matrix that fits one staging buffer comes down into a cached one on the ordered stream and

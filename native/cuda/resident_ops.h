@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "core/call_abort.h"
 #include "core/request.h"
 #include "core/work.h"
 #include "cuda/kernels/choose.h"
@@ -13,17 +14,18 @@ namespace cuda_matmul {
 
 std::shared_ptr<DeviceResident> uploadResident(int device, const float* host, int64_t rows, int64_t cols, bool pinned);
 std::shared_ptr<DeviceResident> allocateResident(int device, int64_t rows, int64_t cols);
-// c's batch of op(a)·op(b) (request.h, RowBatch), all on c's device (the plan checked the shapes and devices).
+// c's batch of op(a)·op(b) (request.h, RowBatch), all on c's device (the plan checked the shapes and devices);
+// `withdrawable`: the abort of a write its call may withdraw (withdrawal.h), or null.
 std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::shared_ptr<DeviceResident>& a,
                                           const std::shared_ptr<DeviceResident>& b,
                                           const std::shared_ptr<DeviceResident>& c, const GemmShape& shape,
-                                          const RowBatch& batch);
+                                          const RowBatch& batch, std::shared_ptr<CallAbort> withdrawable);
 // The same batch as one launch of the strided batch kernel (kernels/batched_tiles.cu), where batchRunsGrouped
 // (core/request.h) says it may.
 std::unique_ptr<Work> enqueueResidentBatchedGemm(const std::shared_ptr<DeviceResident>& a,
                                                  const std::shared_ptr<DeviceResident>& b,
                                                  const std::shared_ptr<DeviceResident>& c, const GemmShape& shape,
-                                                 const RowBatch& batch);
+                                                 const RowBatch& batch, std::shared_ptr<CallAbort> withdrawable);
 std::unique_ptr<Work> enqueueResidentDownload(const std::shared_ptr<DeviceResident>& matrix, float* out, bool pinned);
 
 }  // namespace cuda_matmul
