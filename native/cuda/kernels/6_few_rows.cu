@@ -14,12 +14,16 @@
 //   - R's 32 k × r go beside it, read by every thread at once (a broadcast);
 //   - every sum is fp32 FMAs in order of k, one per element (as an SGEMV), so a 'tf32' request gets fp32; the
 //     plan splits a long K into slices summed in float64 (registry.h) and a K too long for the few blocks of a
-//     narrow W into slices that fill the SMs.
+//     narrow W into slices that fill the SMs;
+//   - at most 3 rows against a column-contiguous W (a query against a corpus held as rows, C = q·corpusᵀ) take a
+//     warp per column of W instead (columnDots): no shared memory, 4 KB of the column in flight per warp, each
+//     lane's sum in order of k and the lanes' added in a fixed tree.
 // Predicted: at the DRAM rate, q·corpusᵀ for 1M × 768 reads 3.07 GB, 0.92 ms at 3.35 TB/s; r ≤ 16 FMAs per
 // element read keeps the FMA pipes under half busy. Measured on an H100 (bench/NOTES.md, "Step 6: few rows, and
 // operands as stored"; cuBLAS SGEMM in the same run): 1×768×1000000 0.996 ms, 3.08 TB/s (1.018); with the corpus
-// held as Bᵀ 1.077 (cuBLAS with Bᵀ given 0.986); 8×768×1000000 1.019 (1.169); 16×768×1000000 1.203 (1.238), where
-// 16 FMAs and R's shared-memory reads per element hold it under the memory rate. Errors 1e-7 to 5e-7, as SGEMM's.
+// held as Bᵀ 0.961 by a warp per column (cuBLAS with Bᵀ given 0.994; 1.077 tiled); 8×768×1000000 1.019 (1.169);
+// 16×768×1000000 1.203 (1.238), where 16 FMAs and R's shared-memory reads per element hold it under the memory
+// rate. Errors 1e-7 to 5e-7, as SGEMM's.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -50,6 +54,7 @@ struct Problem {
   int64_t rows, k, cols;
   int64_t sliceDepth, sliceStride;  // split K (kernel.h, GemmOperands): slice y of the grid, into o + y·sliceStride
   bool vectorW;                     // W's rows (or columns) start 16-byte aligned: float4 loads
+  bool vectorR;                     // R's rows lie along k from 16-byte boundaries: float4 loads
 };
 
 // Where this thread's loads of W lie: its l-th float4 of stage s is at first + s·stageStep + l·loadStep, k `along`
@@ -219,6 +224,90 @@ __global__ void __launch_bounds__(kThreads, 2) fewRows(Problem p) {
     if (i < p.rows) o[i * p.oRowStride + j * p.oColStride] = acc[i];
 }
 
+// At most 4 rows against a W whose columns are contiguous (a corpus held as Bᵀ, or A for a matrix-vector product
+// A·x): a warp per column of W, each lane reading kColumnChunks float4 along it before it multiplies (4 KB of the
+// column in flight per warp), R's float4 at the same k from L1, then the lanes' sums added by shuffles. The tiled
+// kernel above read such a W at 2.85 TB/s (1×768×1 000 000 with the corpus as Bᵀ: 1.077 ms against 1.000 with it
+// as B); its columns through shared memory cost a stage's barrier and a padded tile each. Each lane sums its k in
+// order and the 32 partial sums are added in a fixed tree: the same bits every call.
+constexpr int kColumnChunks = 8;
+constexpr int kChunkFloats = 32 * 4;  // a warp's float4s across a column
+// Where it is faster than the tiled kernel: R's rows contiguous along k (float4 loads of R from L1; with R strided,
+// as x of A·x held k×1, its scalar loads made 1 000 000×768×1 take 1.90 ms against the tiled kernel's 1.10), and at
+// most 3 of them (each W float4 read takes a float4 of R per row from L1: 4×768×1 000 000 with the corpus as Bᵀ took
+// 1.131 ms, 3 rows 1.055, 1 row 0.961).
+constexpr int kColumnDotsRows = 3;
+
+// R(i, k…k+3), zeros past the slice's depth.
+__device__ __forceinline__ float4 loadR4(const Problem& p, const float* r, int i, int64_t k, int64_t depth) {
+  const float* const x = r + i * p.rRowStride + k * p.rDepthStride;
+  if (p.vectorR && k + 3 < depth) return __ldg(reinterpret_cast<const float4*>(x));
+  float v[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) v[e] = k + e < depth ? __ldg(x + e * p.rDepthStride) : 0.0f;
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+// W(k…k+3, column) of a column-contiguous W, zeros past the slice's depth.
+__device__ __forceinline__ float4 loadW4(const Problem& p, const float* column, int64_t k, int64_t depth) {
+  if (p.vectorW && k + 3 < depth) return __ldcs(reinterpret_cast<const float4*>(column + k));  // read once: stream it
+  float v[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) v[e] = k + e < depth ? column[k + e] : 0.0f;
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+template <int ROWS>
+__global__ void __launch_bounds__(kThreads) columnDots(Problem p) {
+  const float* r = p.r;
+  const float* w = p.w;
+  float* o = p.o;
+  int64_t depth = p.k;
+  if (p.sliceDepth > 0) {
+    const int64_t begin = blockIdx.y * p.sliceDepth;
+    r += begin * p.rDepthStride;
+    w += begin;
+    o += blockIdx.y * p.sliceStride;
+    depth = p.k - begin < p.sliceDepth ? p.k - begin : p.sliceDepth;
+  }
+  const int64_t j = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
+  if (j >= p.cols) return;  // the whole warp: one column each
+  const int lane = threadIdx.x % 32;
+  const float* const column = w + j * p.ldw;
+  float acc[ROWS];
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i) acc[i] = 0.0f;
+  for (int64_t k0 = 0; k0 < depth; k0 += kColumnChunks * kChunkFloats) {
+    float4 wv[kColumnChunks];
+#pragma unroll
+    for (int c = 0; c < kColumnChunks; ++c) {
+      const int64_t k = k0 + c * kChunkFloats + lane * 4;
+      wv[c] = k < depth ? loadW4(p, column, k, depth) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+#pragma unroll
+    for (int c = 0; c < kColumnChunks; ++c) {
+      const int64_t k = k0 + c * kChunkFloats + lane * 4;
+      if (k >= depth) break;
+#pragma unroll
+      for (int i = 0; i < ROWS; ++i) {
+        if (i >= p.rows) break;
+        const float4 rv = loadR4(p, r, i, k, depth);
+        acc[i] = fmaf(rv.x, wv[c].x, acc[i]);
+        acc[i] = fmaf(rv.y, wv[c].y, acc[i]);
+        acc[i] = fmaf(rv.z, wv[c].z, acc[i]);
+        acc[i] = fmaf(rv.w, wv[c].w, acc[i]);
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], offset);
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+    if (lane == i && i < p.rows) o[i * p.oRowStride + j * p.oColStride] = acc[i];
+}
+
 // Each kernel opts into its shared memory (over 48 KB) on its own: the two layouts' kernels have one type.
 template <int ROWS, bool W_COLUMNS>
 void launchOn(const Problem& p, dim3 grid, cudaStream_t stream) {
@@ -255,6 +344,14 @@ void launchFewRows(const GemmOperands& o, Precision, cudaStream_t stream) {
   p.sliceDepth = o.slices == 1 ? 0 : o.sliceDepth;
   p.sliceStride = o.sliceStride;
   p.vectorW = rowsAligned16(p.w, p.ldw);
+  p.vectorR = p.rDepthStride == 1 && rowsAligned16(p.r, p.rRowStride);
+  if constexpr (ROWS <= 4) {
+    if (wColumns && p.vectorR && p.rows <= kColumnDotsRows) {
+      const dim3 columns(static_cast<unsigned>((p.cols + kThreads / 32 - 1) / (kThreads / 32)), static_cast<unsigned>(o.slices));
+      columnDots<ROWS><<<columns, kThreads, 0, stream>>>(p);
+      return;
+    }
+  }
   const dim3 grid(static_cast<unsigned>((p.cols + kColumns - 1) / kColumns), static_cast<unsigned>(o.slices));
   if (wColumns)
     launchOn<ROWS, true>(p, grid, stream);
