@@ -5,10 +5,13 @@
 // bits as grouped Muld gives the same product. A block of 16×16 threads computes a 16×16 tile of C, a thread an
 // element, for products of at most 16 rows and columns; larger ones get 64×64 tiles, each thread 4×4 elements held
 // in registers, 16 rows and columns apart (so that the shared-memory reads are broadcasts and consecutive), which
-// load each element of A's and B's tiles from shared memory once per 4 FMAs instead of once per FMA.
-// Measured on an H100, 20 000 products a call on Matrices (bench/NOTES.md, "Step 6: few rows, and operands as
-// stored", strided batches): 16³ 100 000 000 products/s, 64³ 29 200 000/s (15 TFLOP/s), where grouped Muld over a
-// table copied up per call made 35 700 000 and 8 200 000; torch.bmm on device tensors 241 000 000 and 45 900 000.
+// load each element of A's and B's tiles from shared memory once per 4 FMAs instead of once per FMA, in stages of
+// 32 k (two per 64³ product), registers held to 80 so that three blocks share an SM.
+// Measured on an H100, 20 000 products a call on Matrices (bench/NOTES.md, "Strided batches: stages and
+// occupancy"): 16³ 143 000 000 products/s, 64³ 33 800 000/s (17.7 TFLOP/s), against torch.bmm on device tensors'
+// 254 000 000 and 44 200 000 in the same run; with stages of 16 k and two blocks an SM 100 000 000 and 29 200 000
+// (bmm 241 000 000 and 45 900 000 in that run); grouped Muld over a table copied up per call 35 700 000 and
+// 8 200 000. A 64³ batch moves 983 MB, so bmm reads and writes at 2.3 TB/s and this kernel at 1.6.
 #include <cuda_runtime.h>
 
 #include <climits>
@@ -20,13 +23,15 @@ namespace cuda_matmul {
 namespace {
 
 constexpr int kThreadsPerSide = 16;  // a block is 16×16 threads
-constexpr int kDepth = 16;           // k per shared-memory stage
+constexpr int kThreads = kThreadsPerSide * kThreadsPerSide;
 
-// PER: elements per thread along each side; the tile is 16·PER square.
-template <int PER>
-__global__ void __launch_bounds__(kThreadsPerSide* kThreadsPerSide, 2) batchedTiles(StridedBatch p, int64_t tileCols,
-                                                                                 int64_t tilesPerProduct) {
+// PER: elements per thread along each side; the tile is 16·PER square. DEPTH: k per shared-memory stage.
+// BLOCKS_PER_SM: the occupancy the registers are held to.
+template <int PER, int DEPTH, int BLOCKS_PER_SM>
+__global__ void __launch_bounds__(kThreads, BLOCKS_PER_SM) batchedTiles(StridedBatch p, int64_t tileCols,
+                                                                      int64_t tilesPerProduct) {
   constexpr int kTile = kThreadsPerSide * PER;
+  constexpr int kDepth = DEPTH;
   __shared__ float As[kDepth][kTile + 1];  // transposed, As[k][row]; + 1: a warp's stores down its columns spread
   __shared__ float Bs[kDepth][kTile];
   const int64_t product = blockIdx.x / tilesPerProduct, tile = blockIdx.x % tilesPerProduct;
@@ -35,20 +40,21 @@ __global__ void __launch_bounds__(kThreadsPerSide* kThreadsPerSide, 2) batchedTi
   float* const C = p.c + product * p.strideC;
   const int64_t row0 = tile / tileCols * kTile, col0 = tile % tileCols * kTile;
   const int tx = threadIdx.x, ty = threadIdx.y, thread = ty * kThreadsPerSide + tx;
-  // Each thread loads PER elements of each tile (kTile·16 of them, 256 threads): of A's (row by row, 16
-  // consecutive k) rows aRow + 16l at k aK, of B's (row by row, kTile consecutive columns) k bK + (256 / kTile)·l
-  // at column bCol.
-  constexpr int kBRowsPerLoad = kThreadsPerSide * kThreadsPerSide / kTile;
+  // Each thread loads kLoads elements of each tile (kTile·kDepth of them, 256 threads): of A's (row by row, kDepth
+  // consecutive k) rows aRow + (256 / kDepth)·l at k aK, of B's (row by row, kTile consecutive columns) k
+  // bK + (256 / kTile)·l at column bCol.
+  constexpr int kLoads = kTile * kDepth / kThreads;
+  constexpr int kARowsPerLoad = kThreads / kDepth, kBRowsPerLoad = kThreads / kTile;
   const int aRow = thread / kDepth, aK = thread % kDepth, bK = thread / kTile, bCol = thread % kTile;
   const float* const aAt = A + (row0 + aRow) * p.lda + aK;
   const float* const bAt = B + bK * p.ldb + col0 + bCol;
   float acc[PER][PER] = {};
   for (int64_t k0 = 0; k0 < p.k; k0 += kDepth) {
 #pragma unroll
-    for (int l = 0; l < PER; ++l) {
-      const bool aInside = row0 + aRow + kThreadsPerSide * l < p.m && k0 + aK < p.k;
+    for (int l = 0; l < kLoads; ++l) {
+      const bool aInside = row0 + aRow + kARowsPerLoad * l < p.m && k0 + aK < p.k;
       const bool bInside = k0 + bK + kBRowsPerLoad * l < p.k && col0 + bCol < p.n;
-      As[aK][aRow + kThreadsPerSide * l] = aInside ? aAt[(kThreadsPerSide * l) * p.lda + k0] : 0.0f;
+      As[aK][aRow + kARowsPerLoad * l] = aInside ? aAt[(kARowsPerLoad * l) * p.lda + k0] : 0.0f;
       Bs[bK + kBRowsPerLoad * l][bCol] = bInside ? bAt[(k0 + kBRowsPerLoad * l) * p.ldb] : 0.0f;
     }
     __syncthreads();
@@ -73,14 +79,14 @@ __global__ void __launch_bounds__(kThreadsPerSide* kThreadsPerSide, 2) batchedTi
     }
 }
 
-template <int PER>
+template <int PER, int DEPTH, int BLOCKS_PER_SM>
 void launchTiles(const StridedBatch& p, cudaStream_t stream) {
   constexpr int64_t kTile = kThreadsPerSide * PER;
   const int64_t tileCols = (p.n + kTile - 1) / kTile, tilesPerProduct = (p.m + kTile - 1) / kTile * tileCols;
   const int64_t blocks = tilesPerProduct * p.count;
   if (blocks > INT_MAX) throw MatmulError(ErrorKind::Range, "batch: too many products for one launch");
-  batchedTiles<PER><<<static_cast<unsigned>(blocks), dim3(kThreadsPerSide, kThreadsPerSide), 0, stream>>>(p, tileCols,
-                                                                                                         tilesPerProduct);
+  batchedTiles<PER, DEPTH, BLOCKS_PER_SM><<<static_cast<unsigned>(blocks), dim3(kThreadsPerSide, kThreadsPerSide), 0, stream>>>(
+      p, tileCols, tilesPerProduct);
 }
 
 }  // namespace
@@ -88,9 +94,9 @@ void launchTiles(const StridedBatch& p, cudaStream_t stream) {
 void launchStridedBatch(const StridedBatch& p, cudaStream_t stream) {
   if (p.count == 0 || p.m == 0 || p.n == 0) return;
   if (p.m <= kThreadsPerSide && p.n <= kThreadsPerSide)
-    launchTiles<1>(p, stream);
+    launchTiles<1, 16, 8>(p, stream);
   else
-    launchTiles<4>(p, stream);
+    launchTiles<4, 32, 3>(p, stream);
 }
 
 }  // namespace cuda_matmul
