@@ -123,15 +123,38 @@ std::shared_ptr<DeviceResident> allocateResident(int device, int64_t rows, int64
   return std::make_shared<DeviceResident>(device, rows, cols);
 }
 
+namespace {
+
+// A write into c on its device's ordered stream: the stream locked for the caller, what the work holds (a, b, c
+// and what is added), and where the call has an abort, the write made withdrawable (withdrawal.h).
+struct QueuedWrite {
+  QueuedWrite(const std::shared_ptr<DeviceResident>& a, const std::shared_ptr<DeviceResident>& b,
+              const std::shared_ptr<DeviceResident>& c, std::shared_ptr<CallAbort> withdrawable)
+      : queue(c->device), written(*c), held{a, b, c} {
+    if (withdrawable) write.emplace(written, queue.ordered.stream, std::move(withdrawable), held);
+  }
+  // After the write is queued: the call's Work.
+  std::unique_ptr<Work> finish() {
+    ++written.writes;
+    cudaStream_t stream = queue.ordered.stream;
+    return write ? write->seal(stream, std::move(held)) : std::make_unique<DeviceWork>(stream, std::move(held));
+  }
+
+  OrderedQueue queue;
+  DeviceResident& written;
+  HeldResources held;
+  std::optional<WithdrawableWrite> write;
+};
+
+}  // namespace
+
 std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::shared_ptr<DeviceResident>& a,
                                           const std::shared_ptr<DeviceResident>& b,
                                           const std::shared_ptr<DeviceResident>& c, const GemmShape& s,
                                           const RowBatch& batch, std::shared_ptr<CallAbort> withdrawable) {
-  OrderedQueue queue(c->device);
-  OrderedStream& ordered = queue.ordered;
-  HeldResources held{a, b, c};
-  std::optional<WithdrawableWrite> write;
-  if (withdrawable) write.emplace(*c, ordered.stream, std::move(withdrawable), held);
+  QueuedWrite queued(a, b, c, std::move(withdrawable));
+  OrderedStream& ordered = queued.queue.ordered;
+  HeldResources& held = queued.held;
   const StreamScratch scratch = [&](size_t bytes) { return ordered.scratchOf(c->device, bytes); };
   const bool checks = classifiesFirst(*plan.row, plan.precision) && batch.count > 0 && s.m > 0 && s.n > 0;
   const uint32_t* aClasses = checks ? classesOf(*a, ordered.stream, held) : nullptr;
@@ -141,25 +164,19 @@ std::unique_ptr<Work> enqueueResidentGemm(const KernelPlan& plan, const std::sha
   for (int64_t i = 0; i < batch.count; ++i)
     enqueueGemm(plan, *rowsOf(a, i * batch.strideA, s.rowsA()), *rowsOf(b, i * batch.strideB, s.rowsB()),
                 *rowsOf(c, i * batch.strideC, s.m), s, ordered.stream, scratch, held, aClasses, bClasses, madeB);
-  ++c->writes;
-  return write ? write->seal(ordered.stream, std::move(held)) : std::make_unique<DeviceWork>(ordered.stream, std::move(held));
+  return queued.finish();
 }
 
 std::unique_ptr<Work> enqueueResidentBatchedGemm(const std::shared_ptr<DeviceResident>& a,
                                                  const std::shared_ptr<DeviceResident>& b,
                                                  const std::shared_ptr<DeviceResident>& c, const GemmShape& s,
                                                  const RowBatch& batch, std::shared_ptr<CallAbort> withdrawable) {
-  OrderedQueue queue(c->device);
-  OrderedStream& ordered = queue.ordered;
-  HeldResources held{a, b, c};
-  std::optional<WithdrawableWrite> write;
-  if (withdrawable) write.emplace(*c, ordered.stream, std::move(withdrawable), held);
+  QueuedWrite queued(a, b, c, std::move(withdrawable));
   launchStridedBatch({a->floats(), b->floats(), c->floats(), batch.strideA * a->pitch, batch.strideB * b->pitch,
                       batch.strideC * c->pitch, batch.count, s.m, s.k, s.n, a->pitch, b->pitch, c->pitch},
-                     ordered.stream);
+                     queued.queue.ordered.stream);
   checkCuda(cudaGetLastError(), "strided batch");
-  ++c->writes;
-  return write ? write->seal(ordered.stream, std::move(held)) : std::make_unique<DeviceWork>(ordered.stream, std::move(held));
+  return queued.finish();
 }
 
 // To pageable memory, a matrix that fits one staging buffer comes down into a cached one on the ordered stream and

@@ -57,6 +57,21 @@ struct Problem {
   bool vectorR;                     // R's rows lie along k from 16-byte boundaries: float4 loads
 };
 
+// This block's slice of K (grid row y; the whole of K unsplit): where its R, W and O start, and its depth.
+struct Slice {
+  const float* r;
+  const float* w;
+  float* o;
+  int64_t depth;
+};
+template <bool W_COLUMNS>
+__device__ __forceinline__ Slice sliceOf(const Problem& p) {
+  if (p.sliceDepth == 0) return {p.r, p.w, p.o, p.k};
+  const int64_t begin = blockIdx.y * p.sliceDepth;
+  return {p.r + begin * p.rDepthStride, p.w + (W_COLUMNS ? begin : begin * p.ldw), p.o + blockIdx.y * p.sliceStride,
+          p.k - begin < p.sliceDepth ? p.k - begin : p.sliceDepth};
+}
+
 // Where this thread's loads of W lie: its l-th float4 of stage s is at first + s·stageStep + l·loadStep, k `along`
 // + l·alongStep into the slice and column `across` + l·acrossStep of the block's. A column-contiguous W is read
 // as 8 float4 along k of each column (8 threads to a column's 128 bytes), a k-rows W as float4 along its rows.
@@ -177,17 +192,7 @@ __global__ void __launch_bounds__(kThreads, 2) fewRows(Problem p) {
   float* const tiles = reinterpret_cast<float*>(sharedFloat4);  // two stages of W, then two of R
   float* const rTiles = tiles + 2 * kTileFloats;
 
-  const float* r = p.r;
-  const float* w = p.w;
-  float* o = p.o;
-  int64_t depth = p.k;
-  if (p.sliceDepth > 0) {
-    const int64_t begin = blockIdx.y * p.sliceDepth;
-    r += begin * p.rDepthStride;
-    w += W_COLUMNS ? begin : begin * p.ldw;
-    o += blockIdx.y * p.sliceStride;
-    depth = p.k - begin < p.sliceDepth ? p.k - begin : p.sliceDepth;
-  }
+  const auto [r, w, o, depth] = sliceOf<W_COLUMNS>(p);
   const int64_t col0 = static_cast<int64_t>(blockIdx.x) * kColumns;
   const int stages = static_cast<int>((depth + kDepth - 1) / kDepth);
   const StageLoads<W_COLUMNS> loads(p, w, col0);
@@ -238,38 +243,30 @@ constexpr int kChunkFloats = 32 * 4;  // a warp's float4s across a column
 // 1.131 ms, 3 rows 1.055, 1 row 0.961).
 constexpr int kColumnDotsRows = 3;
 
+// x[0], x[stride], x[2·stride], x[3·stride], zeros from the `left`-th on: four values at the end of a slice.
+__device__ __forceinline__ float4 fourOrZeros(const float* x, int64_t stride, int64_t left) {
+  float v[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) v[e] = e < left ? x[e * stride] : 0.0f;
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
 // R(i, k…k+3), zeros past the slice's depth.
 __device__ __forceinline__ float4 loadR4(const Problem& p, const float* r, int i, int64_t k, int64_t depth) {
   const float* const x = r + i * p.rRowStride + k * p.rDepthStride;
   if (p.vectorR && k + 3 < depth) return __ldg(reinterpret_cast<const float4*>(x));
-  float v[4];
-#pragma unroll
-  for (int e = 0; e < 4; ++e) v[e] = k + e < depth ? __ldg(x + e * p.rDepthStride) : 0.0f;
-  return make_float4(v[0], v[1], v[2], v[3]);
+  return fourOrZeros(x, p.rDepthStride, depth - k);
 }
 
 // W(k…k+3, column) of a column-contiguous W, zeros past the slice's depth.
 __device__ __forceinline__ float4 loadW4(const Problem& p, const float* column, int64_t k, int64_t depth) {
   if (p.vectorW && k + 3 < depth) return __ldcs(reinterpret_cast<const float4*>(column + k));  // read once: stream it
-  float v[4];
-#pragma unroll
-  for (int e = 0; e < 4; ++e) v[e] = k + e < depth ? column[k + e] : 0.0f;
-  return make_float4(v[0], v[1], v[2], v[3]);
+  return fourOrZeros(column + k, 1, depth - k);
 }
 
 template <int ROWS>
 __global__ void __launch_bounds__(kThreads) columnDots(Problem p) {
-  const float* r = p.r;
-  const float* w = p.w;
-  float* o = p.o;
-  int64_t depth = p.k;
-  if (p.sliceDepth > 0) {
-    const int64_t begin = blockIdx.y * p.sliceDepth;
-    r += begin * p.rDepthStride;
-    w += begin;
-    o += blockIdx.y * p.sliceStride;
-    depth = p.k - begin < p.sliceDepth ? p.k - begin : p.sliceDepth;
-  }
+  const auto [r, w, o, depth] = sliceOf<true>(p);
   const int64_t j = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
   if (j >= p.cols) return;  // the whole warp: one column each
   const int lane = threadIdx.x % 32;
