@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Strided batches of small products, one gemm call each, beside PyTorch's torch.bmm in the same run: from host
 // arrays (PyTorch: numpy arrays to the device, bmm, and back) and on Matrices (PyTorch: bmm on device tensors).
-// Products per second, medians of --calls (7) after 2 warm-up calls.
-//   node bench/batches.js [--batch=20000] [--sizes=16,64]
+// Products per second, medians of --calls (7) after 2 warm-up calls, in a process that has first made --warm-up
+// (300) calls of a batch of 100 products of each kind: V8 optimises the call path over its first calls, which took
+// 80–300 µs each where the later ones took 62 µs (16³ on Matrices, bench/NOTES.md, "Strided batches: a thread's
+// 8×8 elements").
+//   node bench/batches.js [--batch=20000] [--sizes=16,64] [--warm-up=300]
 'use strict';
 const { Matrix, gemm, info } = require('..');
 const { argument, pytorchNumbers, random } = require('./inputs');
@@ -10,6 +13,7 @@ const { argument, pytorchNumbers, random } = require('./inputs');
 const BATCH = Number(argument('batch', 20000));
 const SIZES = argument('sizes', '16,64').split(',').map(Number);
 const CALLS = Number(argument('calls', 7));
+const WARM_UP = Number(argument('warm-up', 300));
 
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
@@ -56,9 +60,23 @@ print(' '.join(str(x) for x in out))
   return pytorchNumbers(script);
 }
 
+// The call path warmed up: WARM_UP calls of a 100-product batch of 16³ products, from host arrays and on Matrices.
+async function warmUp() {
+  const [n, batch] = [16, 100];
+  const a = random(batch * n * n), b = random(batch * n * n), c = new Float32Array(batch * n * n);
+  const args = { m: n, k: n, n, batch };
+  const [A, B, C] = await Promise.all([Matrix.from(a, batch * n, n), Matrix.from(b, batch * n, n), Matrix.from(c, batch * n, n)]);
+  for (let i = 0; i < WARM_UP; i++) {
+    await gemm({ a, b, c, ...args });
+    await gemm({ a: A, b: B, c: C, ...args });
+  }
+  [A, B, C].forEach((x) => x.dispose());
+}
+
 async function main() {
   const device = info().devices[0];
   console.log(`device: ${device ? device.name : 'none'}; ${BATCH} products per call`);
+  await warmUp();
   const rows = [];
   for (const n of SIZES) rows.push({ n, ...(await ours(n)) });
   const theirs = torch();

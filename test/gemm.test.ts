@@ -53,6 +53,10 @@ describe.each(BACKENDS)('gemm on backend %s', (backend) => {
   test.each(([
     [{ m: 21, k: 13, n: 70, transA: true, transB: false, alpha: 0.75, beta: -0.5 }, 3],
     [{ m: 21, k: 13, n: 70, transA: false, transB: false, alpha: 1, beta: 0 }, 40],
+    // 64×64 tiles over edges of every kind, several stages of K, and one k
+    [{ m: 70, k: 45, n: 67, transA: false, transB: false, alpha: 1, beta: 0 }, 12],
+    [{ m: 100, k: 100, n: 100, transA: false, transB: false, alpha: 1, beta: 0 }, 6],
+    [{ m: 33, k: 1, n: 65, transA: false, transB: false, alpha: 1, beta: 0 }, 5],
   ] as [Case, number][]).map(([s, batch]) => [`${label(s)}, batch ${batch}`, s, batch] as const))(
     'Matrices, a batch stacked by rows: every product right, one B shared (strideB 0), gap rows untouched (%s)', async (_name, s, batch) => {
     const [rowsOfA, colsOfA] = s.transA ? [s.k, s.m] : [s.m, s.k]; // A stored k×m per product when transA

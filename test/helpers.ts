@@ -24,6 +24,13 @@ export function randomMatrix(length: number): Float32Array {
   return values;
 }
 
+/** xᵀ (cols×rows) of a row-major rows×cols x. */
+export function transposed(x: Float32Array, rows: number, cols: number): Float32Array {
+  const t = new Float32Array(rows * cols);
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) t[j * rows + i] = x[i * cols + j];
+  return t;
+}
+
 /** Device memory the library holds, in use and cached. */
 export const deviceBytes = (): number => info().memory.deviceBytesInUse + info().memory.deviceBytesCached;
 

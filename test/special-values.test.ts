@@ -2,8 +2,8 @@
 // element is NaN or ±Infinity exactly where the reference (rounded to float32) is; finite operands near FLT_MAX
 // stay finite where the exact result is; subnormals count. Long K stays within twice cuBLAS's error, measured
 // on the H100 by bench/accuracy.cu in the same way (2·K·2 products, U[-1,1]): SGEMM 2.9e-6, TF32 6.6e-4.
-import { info, matmul, Matrix, MatmulOptions } from '../lib';
-import { classMismatches, finiteAgree, gpuSuiteName, isHopper, randomMatrix, referenceProduct, relativeTo } from './helpers';
+import { gemm, info, matmul, Matrix, MatmulOptions } from '../lib';
+import { classMismatches, finiteAgree, gpuSuiteName, isHopper, randomMatrix, referenceProduct, relativeTo, transposed } from './helpers';
 
 interface Variant {
   name: string;
@@ -60,6 +60,24 @@ describe.each(VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, { options
     expect(classMismatches(c, referenceProduct(a, b, m, k, n), n)).toEqual([]);
   });
 
+  // B held as Bᵀ (n×k), read as stored or made into the kernel's operand from that layout, from host arrays and
+  // on Matrices.
+  test('the same with B held transposed (gemm transB), from host arrays and on Matrices', async () => {
+    const [a, b] = specialInputs(m, k, n);
+    const bT = transposed(b, k, n);
+    const want = referenceProduct(a, b, m, k, n);
+    const { backend = 'cuda', kernel, precision } = options;
+    const c = new Float32Array(m * n).fill(NaN);
+    await gemm({ a, b: bT, c, m, k, n, transB: true }, options);
+    expect(classMismatches(c, want, n)).toEqual([]);
+    expect(finiteAgree(c, want, a, b, m, k, n, precision === 'tf32' ? 3e-3 : 1e-5)).toBe(true);
+    const [A, B, C] = await Promise.all([
+      Matrix.from(a, m, k, { backend }), Matrix.from(bT, n, k, { backend }), Matrix.from(new Float32Array(m * n).fill(NaN), m, n, { backend }),
+    ]);
+    await gemm({ a: A, b: B, c: C, m, k, n, transB: true }, { kernel, precision });
+    expect(classMismatches(await C.toArray(), want, n)).toEqual([]);
+  });
+
   test('a huge value times a subnormal (5e36 · −3e-39 = −0.015) counts as in float64: no term lost to splitting', async () => {
     const [M, K, N] = [36, 6, 33];
     const a = randomMatrix(M * K), b = randomMatrix(K * N);
@@ -87,6 +105,14 @@ describe.each(VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, { options
   test.each([1, 1000, 100_000, 1_000_000])('long K: 8×%i×8 within twice cuBLAS', async (K) => {
     const a = randomMatrix(8 * K), b = randomMatrix(K * 8);
     const c = await matmul(a, b, { m: 8, k: K, n: 8 }, options);
+    expect(relativeTo(c, referenceProduct(a, b, 8, K, 8))).toBeLessThanOrEqual(Math.max(longKBound, options.precision === 'tf32' ? 1e-3 : 1e-6));
+  });
+
+  test('long K with B held transposed: 8×100000×8 within twice cuBLAS (slices of K read along Bᵀ\'s rows)', async () => {
+    const K = 100_000;
+    const a = randomMatrix(8 * K), b = randomMatrix(K * 8);
+    const c = new Float32Array(64).fill(NaN);
+    await gemm({ a, b: transposed(b, K, 8), c, m: 8, k: K, n: 8, transB: true }, options);
     expect(relativeTo(c, referenceProduct(a, b, 8, K, 8))).toBeLessThanOrEqual(Math.max(longKBound, options.precision === 'tf32' ? 1e-3 : 1e-6));
   });
 });

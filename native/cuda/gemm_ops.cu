@@ -74,7 +74,7 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
   auto launch = std::make_shared<ProductLaunch>(plan, device, launchRows, s.n, s.k, scratch);
   held.push_back(operandB);
   held.push_back(launch);
-  const DeviceRows bk = madeB ? operandB->made(b->data()) : operandB->from(b->data(), s.k, s.n, stream);
+  const DeviceRows bk = madeB ? operandB->made(b->data()) : operandB->from(b->data(), s.k, s.n, layouts.transB, stream);
   for (int64_t row = 0; row < s.m; row += launchRows) {
     const int64_t rows = std::min(launchRows, s.m - row);
     launch->run(productOf(rowsOfOperand(a->data(), row, layouts.transA), bk, product->rowsFrom(row), rows, s.k, s.n,

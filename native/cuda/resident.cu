@@ -95,7 +95,7 @@ std::shared_ptr<KernelOperandB> transposedOf(DeviceResident& b, const KernelPlan
     }
   }
   if (b.transposedAt != b.writes) {
-    b.transposed->from(b.data(), b.rows, b.cols, stream);
+    b.transposed->from(b.data(), b.rows, b.cols, false, stream);
     b.transposedAt = b.writes;
   }
   held.push_back(b.transposed);

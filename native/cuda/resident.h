@@ -85,12 +85,17 @@ class KernelOperandB {
     const int64_t rows = n * transposedBParts(plan.precision);
     if (plan.row->transposedB) transposed_.emplace(scratch(sizeof(float) * (rows * paddedPitch(k) + 4)), device, rows, k);
   }
-  // The operand to pass for B (k×n at b); a transpose, when needed, goes on `stream` first.
-  DeviceRows from(DeviceRows b, int64_t k, int64_t n, cudaStream_t stream) {
+  // The operand to pass for B (k×n at b, or n×k where `heldTransposed`); Bᵀ, when needed, is made on `stream`
+  // first: a transpose of B, or a B held as Bᵀ rounded as it is.
+  DeviceRows from(DeviceRows b, int64_t k, int64_t n, bool heldTransposed, cudaStream_t stream) {
     if (!transposed_) return b;
     checkCuda(cudaMemsetAsync(classes(), 0, sizeof(uint32_t), stream), "cudaMemsetAsync(classes of B)");
-    launchTranspose(b.data, b.pitch, transposed_->floats(), transposed_->pitch, k, n, rounding_, stream, classes());
-    checkCuda(cudaGetLastError(), "transpose of B");
+    float* const made = transposed_->floats();
+    if (heldTransposed)
+      launchRoundedCopy(b.data, b.pitch, made, transposed_->pitch, n, k, rounding_, stream, classes());
+    else
+      launchTranspose(b.data, b.pitch, made, transposed_->pitch, k, n, rounding_, stream, classes());
+    checkCuda(cudaGetLastError(), "Bᵀ");
     return transposed_->data();
   }
   // The operand from() last returned, for a Bᵀ made earlier on the same stream (its rounding: rounding()).

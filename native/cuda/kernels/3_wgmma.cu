@@ -20,8 +20,8 @@
 //     subnormals; so is every element when A and B hold a value under 2^-100 on one side and one over 2^64 on
 //     the other (splitLosesProducts); long K is split into slices of at most 8192, summed in float64
 //     (kernels/launch.cu).
-// TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once (transposedB in
-// kernels/kernel.h). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
+// TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once, or rounds a B held
+// as Bᵀ as it is stored (transposedB in kernels/kernel.h). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
 // matrices do.
 // fp32 (3xTF32, as mma's fp32 mode; Tile<COLS, true>): A's fragments are split into big and small parts in
 // registers, Bᵀ comes with its remainders (made by the same transpose), and each k step runs three wgmmas
@@ -144,18 +144,19 @@ __device__ __forceinline__ float storeAccumulators(const float (&d)[COLS / 2], f
 
 // C (M×N) = A (M×K) · B, with A and Bᵀ (N×K) read through tensor maps (for SPLIT also Bᵀ's remainders,
 // mapBtSmall). pairs: C's rows allow float2 stores.
-// A (lda) and B as the caller holds it (k×n, ldb): for the exact recomputation of non-finite results.
+// A (lda) and B as the caller holds it (k×n, ldb; n×k where bTransposed): for the exact recomputation of
+// non-finite results.
 // Split K: block row y of the grid multiplies slice y, sliceDepth deep (a multiple of kDepth), into C + y·sliceStride.
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1)
     wgmmaGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapBt,
               const __grid_constant__ CUtensorMap mapBtSmall, float* __restrict__ C,
               int64_t M, int64_t K, int64_t N, int64_t ldc, bool pairs, const float* A, int64_t lda, const float* B,
-              int64_t ldb, int64_t sliceDepth, int64_t sliceStride, const uint32_t* aClasses,
+              int64_t ldb, bool bTransposed, int64_t sliceDepth, int64_t sliceStride, const uint32_t* aClasses,
               const uint32_t* bClasses) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   const int kBegin = sliceDepth > 0 ? static_cast<int>(blockIdx.y * sliceDepth) : 0;  // the host keeps it under 2^30
-  takeKSlice(blockIdx.y, sliceDepth, sliceStride, false, ldb, A, B, C, K);
+  takeKSlice(blockIdx.y, sliceDepth, sliceStride, bTransposed, ldb, A, B, C, K);
   extern __shared__ uint8_t sharedBytes[];
   uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
   constexpr int kStages = T::kStages;
@@ -285,14 +286,14 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if (!finite(storeAccumulators<T::kCols>(d, C, M, N, ldc, rowBase, blockCol, pairs)) || every) {
     const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
     recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + warp * 16 + lane / 4, 2, blockCol + 2 * (lane % 4),
-                       T::kCols / 8, every);
+                       T::kCols / 8, every, false, bTransposed);
   }
 #endif
 }
 
 
 // o.b is Bᵀ (n×k, row pitch o.ldb ≥ k) rounded to TF32, for fp32 followed by its remainders: see transposedB in
-// kernels/kernel.h.
+// kernels/kernel.h; o.exactB is B as the caller holds it, Bᵀ where o.transB.
 template <class T>
 void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream) {
   if (!readyToLaunch(o, precision, T::kSplit, "wgmma", "Bᵀ")) return;
@@ -313,7 +314,8 @@ void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(slices));
     wgmmaGemm<T><<<grid, T::kThreads, T::kSharedBytes, stream>>>(
         mapA, mapBt, mapBtSmall, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc, pairs, o.a + begin, o.lda,
-        o.exactB + begin * o.exactLdb, o.exactLdb, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, o.aClasses,
+        o.exactB + (o.transB ? begin : begin * o.exactLdb), o.exactLdb, o.transB, o.slices == 1 ? 0 : o.sliceDepth,
+        o.sliceStride, o.aClasses,
         o.bClasses);
   });
 }

@@ -3,16 +3,13 @@
 // division, with no table to build and copy up per call (grouped Muld's, for products gathered from host arrays,
 // of any shapes). The arithmetic is Muld's (0_muld.cu): one fp32 running sum per element, in order of k, the same
 // bits as grouped Muld gives the same product. Products of at most 16 rows and columns go 8 to a block of 16×16
-// threads, a thread an element of each, all 8 products' loads in flight at once; larger ones get 64×64 tiles, each
-// thread 4×4 elements held in registers, 16 rows and columns apart (so that the shared-memory reads are broadcasts
-// and consecutive), which load each element of A's and B's tiles from shared memory once per 4 FMAs instead of
-// once per FMA, in stages of 32 k (two per 64³ product), registers held to 80 so that three blocks share an SM.
-// Measured on an H100, 20 000 products a call on Matrices (bench/NOTES.md, "Strided batches: stages and
-// occupancy"): 16³ 203 000 000 products/s, 64³ 34 000 000/s (17.8 TFLOP/s), against torch.bmm on device tensors'
-// 272 000 000 and 46 000 000 in the same run; with a product a block at 16³, and stages of 16 k with two blocks an
-// SM at 64³, 100 000 000 and 29 200 000 (bmm 241 000 000 and 45 900 000 in that run); grouped Muld over a table
-// copied up per call 35 700 000 and 8 200 000. A 64³ batch moves 983 MB, so bmm reads and writes at 2.3 TB/s and
-// this kernel at 1.6.
+// threads, a thread an element of each, all 8 products' loads in flight at once. Larger ones get tiles of 64×64
+// (32×32 up to 32 rows and columns) on 64 threads, each thread's 8×8 (4×4) elements in registers, read from shared
+// memory as float4 along A's columns and B's rows (4 loads per 64 FMAs), in stages of 16 k whose next one is loaded
+// while this one multiplies. Measured on an H100, 20 000 products a call on Matrices, torch.bmm on device tensors
+// in the same run (bench/NOTES.md, "Strided batches: a thread's 8×8 elements"): 64³ 50 000 000 products/s against
+// bmm's 41 500 000 (each thread's 4×4 elements in stages of 32 k: 33 400 000), 32³ 159 000 000 against 160 000 000
+// (64×64 tiles: 65 900 000), 16³ 62 µs a call after the call path's warm-up against bmm's 73–94 µs.
 #include <cuda_runtime.h>
 
 #include <climits>
@@ -23,62 +20,127 @@
 namespace cuda_matmul {
 namespace {
 
-constexpr int kThreadsPerSide = 16;  // a block is 16×16 threads
+constexpr int kThreadsPerSide = 16;  // batchedSmallProducts: a block of 16×16 threads, an element each
 constexpr int kThreads = kThreadsPerSide * kThreadsPerSide;
 
-constexpr int kPer = 4;         // elements per thread along each side of a tile
-constexpr int kTile = kThreadsPerSide * kPer;
-constexpr int kTileDepth = 32;  // k per shared-memory stage
-constexpr int kTileBlocksPerSm = 3;  // the occupancy the registers are held to (80 of them)
+// batchedTiles: TILE×TILE tiles of C (64, or 32 for products of at most 32 rows and columns) on blocks of 8×8
+// threads, each thread (TILE / 8)² elements in quads of 4×4 (rows 4ty … 4ty + 3, then 32 further on; columns
+// likewise by tx), so that each k step reads a float4 of A's column and one of B's row from shared memory per quad
+// side, for 16 FMAs per quad; A and B come in stages of 16 k, the next stage's loads in flight (held in registers)
+// while this one multiplies.
+constexpr int kTileSide = 8;  // threads along each side
+constexpr int kTileThreads = kTileSide * kTileSide;
+constexpr int kQuadSide = 4 * kTileSide;  // the rows (columns) that one quad of each thread covers
+constexpr int kStageDepth = 16;
 
-__global__ void __launch_bounds__(kThreads, kTileBlocksPerSm) batchedTiles(StridedBatch p, int64_t tileCols,
-                                                                          int64_t tilesPerProduct) {
-  constexpr int kDepth = kTileDepth;
-  __shared__ float As[kDepth][kTile + 1];  // transposed, As[k][row]; + 1: a warp's stores down its columns spread
-  __shared__ float Bs[kDepth][kTile];
+template <int TILE>
+struct TileShape {
+  static constexpr int kQuads = TILE / kQuadSide;         // quads along each side of a thread's elements
+  static constexpr int kPer = 4 * kQuads;                 // elements along each side of a thread's
+  static constexpr int kAPitch = TILE + 4;                // As[k][row]: + 4 keeps float4 rows and spreads the
+                                                          // transposed stores' banks
+  static constexpr int kLoads = TILE * kStageDepth / 4 / kTileThreads;  // float4 of A's (and B's) a thread loads
+  static constexpr int kBThreadsPerRow = TILE / 4;        // threads loading one k row of B's stage
+  static constexpr int kBRowsPerLoad = kTileThreads / kBThreadsPerRow;
+};
+
+// Up to four consecutive floats from `from` (16-byte aligned), zero past `count` (≤ 0: all zero): one 16-byte
+// load where all four are there.
+__device__ __forceinline__ float4 loadFour(const float* from, int64_t count) {
+  if (count >= 4) return *reinterpret_cast<const float4*>(from);
+  return make_float4(count > 0 ? from[0] : 0.0f, count > 1 ? from[1] : 0.0f, count > 2 ? from[2] : 0.0f,
+                     count > 3 ? from[3] : 0.0f);
+}
+
+// One stage's share of a thread: A's rows (t % 16) + 16·l at k (t / 16)·4 …, B's k rows
+// t / kBThreadsPerRow + kBRowsPerLoad·l at columns (t % kBThreadsPerRow)·4 …, four floats each, zeros outside the
+// product.
+template <int TILE>
+struct StageLoads {
+  float4 a[TileShape<TILE>::kLoads], b[TileShape<TILE>::kLoads];
+};
+
+template <int TILE>
+__device__ __forceinline__ void loadStage(StageLoads<TILE>& s, const StridedBatch& p, const float* A, const float* B,
+                                          int64_t row0, int64_t col0, int64_t k0, int t) {
+  using T = TileShape<TILE>;
+#pragma unroll
+  for (int l = 0; l < T::kLoads; ++l) {
+    const int64_t row = row0 + t % 16 + 16 * l, ak = k0 + t / 16 * 4;
+    s.a[l] = loadFour(A + row * p.lda + ak, row < p.m ? p.k - ak : 0);
+    const int64_t bk = k0 + t / T::kBThreadsPerRow + T::kBRowsPerLoad * l, col = col0 + t % T::kBThreadsPerRow * 4;
+    s.b[l] = loadFour(B + bk * p.ldb + col, bk < p.k ? p.n - col : 0);
+  }
+}
+
+template <int TILE>
+__device__ __forceinline__ void storeStage(const StageLoads<TILE>& s, float (*As)[TileShape<TILE>::kAPitch],
+                                           float (*Bs)[TILE], int t) {
+  using T = TileShape<TILE>;
+#pragma unroll
+  for (int l = 0; l < T::kLoads; ++l) {
+    const int row = t % 16 + 16 * l, k = t / 16 * 4;
+    As[k][row] = s.a[l].x, As[k + 1][row] = s.a[l].y, As[k + 2][row] = s.a[l].z, As[k + 3][row] = s.a[l].w;
+    *reinterpret_cast<float4*>(&Bs[t / T::kBThreadsPerRow + T::kBRowsPerLoad * l][t % T::kBThreadsPerRow * 4]) = s.b[l];
+  }
+}
+
+// Every row of A, B and C starts 16-byte aligned (kernel.h, StridedBatch).
+template <int TILE>
+__global__ void __launch_bounds__(kTileThreads) batchedTiles(StridedBatch p, int64_t tileCols, int64_t tilesPerProduct) {
+  using T = TileShape<TILE>;
+  __shared__ __align__(16) float As[2][kStageDepth][T::kAPitch];  // transposed, As[k][row]
+  __shared__ __align__(16) float Bs[2][kStageDepth][TILE];
   const int64_t product = blockIdx.x / tilesPerProduct, tile = blockIdx.x % tilesPerProduct;
   const float* const A = p.a + product * p.strideA;
   const float* const B = p.b + product * p.strideB;
   float* const C = p.c + product * p.strideC;
-  const int64_t row0 = tile / tileCols * kTile, col0 = tile % tileCols * kTile;
-  const int tx = threadIdx.x, ty = threadIdx.y, thread = ty * kThreadsPerSide + tx;
-  // Each thread loads kLoads elements of each tile (kTile·kDepth of them, 256 threads): of A's (row by row, kDepth
-  // consecutive k) rows aRow + (256 / kDepth)·l at k aK, of B's (row by row, kTile consecutive columns) k
-  // bK + (256 / kTile)·l at column bCol.
-  constexpr int kLoads = kTile * kDepth / kThreads;
-  constexpr int kARowsPerLoad = kThreads / kDepth, kBRowsPerLoad = kThreads / kTile;
-  const int aRow = thread / kDepth, aK = thread % kDepth, bK = thread / kTile, bCol = thread % kTile;
-  const float* const aAt = A + (row0 + aRow) * p.lda + aK;
-  const float* const bAt = B + bK * p.ldb + col0 + bCol;
-  float acc[kPer][kPer] = {};
-  for (int64_t k0 = 0; k0 < p.k; k0 += kDepth) {
+  const int64_t row0 = tile / tileCols * TILE, col0 = tile % tileCols * TILE;
+  const int t = threadIdx.x, tx = t % kTileSide, ty = t / kTileSide;
+  float acc[T::kPer][T::kPer] = {};
+  StageLoads<TILE> next;
+  loadStage<TILE>(next, p, A, B, row0, col0, 0, t);
+  storeStage<TILE>(next, As[0], Bs[0], t);
+  __syncthreads();
+  for (int64_t k0 = 0, stage = 0; k0 < p.k; k0 += kStageDepth, stage ^= 1) {
+    const bool more = k0 + kStageDepth < p.k;
+    if (more) loadStage<TILE>(next, p, A, B, row0, col0, k0 + kStageDepth, t);
 #pragma unroll
-    for (int l = 0; l < kLoads; ++l) {
-      const bool aInside = row0 + aRow + kARowsPerLoad * l < p.m && k0 + aK < p.k;
-      const bool bInside = k0 + bK + kBRowsPerLoad * l < p.k && col0 + bCol < p.n;
-      As[aK][aRow + kARowsPerLoad * l] = aInside ? aAt[(kARowsPerLoad * l) * p.lda + k0] : 0.0f;
-      Bs[bK + kBRowsPerLoad * l][bCol] = bInside ? bAt[(k0 + kBRowsPerLoad * l) * p.ldb] : 0.0f;
+    for (int k = 0; k < kStageDepth; ++k) {
+      float a[T::kPer], b[T::kPer];
+#pragma unroll
+      for (int q = 0; q < T::kQuads; ++q) {
+        const float4 aq = *reinterpret_cast<const float4*>(&As[stage][k][q * kQuadSide + 4 * ty]);
+        const float4 bq = *reinterpret_cast<const float4*>(&Bs[stage][k][q * kQuadSide + 4 * tx]);
+        a[4 * q] = aq.x, a[4 * q + 1] = aq.y, a[4 * q + 2] = aq.z, a[4 * q + 3] = aq.w;
+        b[4 * q] = bq.x, b[4 * q + 1] = bq.y, b[4 * q + 2] = bq.z, b[4 * q + 3] = bq.w;
+      }
+#pragma unroll
+      for (int i = 0; i < T::kPer; ++i)
+#pragma unroll
+        for (int j = 0; j < T::kPer; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < kDepth; ++k) {
-      float a[kPer], b[kPer];
-#pragma unroll
-      for (int i = 0; i < kPer; ++i) a[i] = As[k][ty + kThreadsPerSide * i], b[i] = Bs[k][tx + kThreadsPerSide * i];
-#pragma unroll
-      for (int i = 0; i < kPer; ++i)
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-    }
+    if (more) storeStage<TILE>(next, As[stage ^ 1], Bs[stage ^ 1], t);  // the other buffer: last read a stage ago
     __syncthreads();
   }
 #pragma unroll
-  for (int i = 0; i < kPer; ++i)
+  for (int i = 0; i < T::kPer; ++i) {
+    const int64_t row = row0 + i / 4 * kQuadSide + 4 * ty + i % 4;
+    if (row >= p.m) continue;
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      const int64_t row = row0 + ty + kThreadsPerSide * i, col = col0 + tx + kThreadsPerSide * j;
-      if (row < p.m && col < p.n) C[row * p.ldc + col] = acc[i][j];
+    for (int q = 0; q < T::kQuads; ++q) {
+      const int64_t col = col0 + q * kQuadSide + 4 * tx;
+      float* const out = C + row * p.ldc + col;
+      const float* const v = &acc[i][4 * q];
+      if (col + 4 <= p.n) {
+        *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (col + j < p.n) out[j] = v[j];
+      }
     }
+  }
 }
 
 // Products of at most 16 rows and columns, GROUP of them a block: each thread loads its element of each product's
@@ -114,12 +176,15 @@ __global__ void __launch_bounds__(kThreads) batchedSmallProducts(StridedBatch p)
     if (first + g < p.count && ty < p.m && tx < p.n) p.c[(first + g) * p.strideC + ty * p.ldc + tx] = acc[g];
 }
 
+template <int TILE>
 void launchTiles(const StridedBatch& p, cudaStream_t stream) {
-  const int64_t tileCols = (p.n + kTile - 1) / kTile, tilesPerProduct = (p.m + kTile - 1) / kTile * tileCols;
+  const int64_t tileCols = (p.n + TILE - 1) / TILE, tilesPerProduct = (p.m + TILE - 1) / TILE * tileCols;
   const int64_t blocks = tilesPerProduct * p.count;
   if (blocks > INT_MAX) throw MatmulError(ErrorKind::Range, "batch: too many products for one launch");
-  batchedTiles<<<static_cast<unsigned>(blocks), dim3(kThreadsPerSide, kThreadsPerSide), 0, stream>>>(p, tileCols,
-                                                                                                  tilesPerProduct);
+  const bool aligned = rowsAligned16(p.a, p.lda) && rowsAligned16(p.b, p.ldb) && rowsAligned16(p.c, p.ldc) &&
+                       p.strideA % 4 == 0 && p.strideB % 4 == 0 && p.strideC % 4 == 0;
+  if (!aligned) throw MatmulError(ErrorKind::Failure, "batch: rows not 16-byte aligned");
+  batchedTiles<TILE><<<static_cast<unsigned>(blocks), kTileThreads, 0, stream>>>(p, tileCols, tilesPerProduct);
 }
 
 }  // namespace
@@ -131,8 +196,10 @@ void launchStridedBatch(const StridedBatch& p, cudaStream_t stream) {
     const int64_t blocks = (p.count + kGroup - 1) / kGroup;
     if (blocks > INT_MAX) throw MatmulError(ErrorKind::Range, "batch: too many products for one launch");
     batchedSmallProducts<kGroup><<<static_cast<unsigned>(blocks), dim3(kThreadsPerSide, kThreadsPerSide), 0, stream>>>(p);
+  } else if (p.m <= kQuadSide && p.n <= kQuadSide) {
+    launchTiles<kQuadSide>(p, stream);
   } else {
-    launchTiles(p, stream);
+    launchTiles<2 * kQuadSide>(p, stream);
   }
 }
 

@@ -119,10 +119,11 @@ inline bool halfCopiesPay(int64_t m, int64_t k, int64_t n) {
 // kernel where the device has tensor cores it can use (3xTF32 beats FFMA at every shape measured, at better than
 // fp32 accuracy), else blocktile. Muld is never the fastest; it stays selectable as the readable baseline.
 // B held transposed (`bTransposed`: n×k, as a corpus of rows is read in q·corpusᵀ) goes to wgmma-t, which reads
-// it as stored, instead of wgmma or wgmma-f16, which would need it transposed first (a copy the size of B, twice
-// that for wgmma's fp32 parts): in tf32 always, in fp32 under kTransposedBFp32Rows rows. Past those wgmma's 3xTF32
-// is so much faster than wgmma-t's (4096³ 130 against 83 TFLOP/s on an H100) that the copy pays for itself; at
-// 512×768×1000000 wgmma-t took 9.24 ms against wgmma's 10.25 with its transpose (bench/NOTES.md, "Step 6").
+// it as stored, instead of wgmma-f16, which would need it transposed first, or wgmma, which rounds it into its
+// TF32 parts first (twice the size of B in fp32): in tf32 always, in fp32 under kTransposedBFp32Rows rows. Past
+// those wgmma's 3xTF32 is so much faster than wgmma-t's (4096³ 130 against 83 TFLOP/s on an H100) that making its
+// parts pays for itself; at 512×768×1000000 wgmma-t took 9.24 ms against wgmma's 10.25 with a transpose of B
+// (bench/NOTES.md, "Step 6").
 constexpr int64_t kTransposedBFp32Rows = 1024;
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device,
                          bool bTransposed = false) {

@@ -5,7 +5,8 @@
 // without a faster, less exact mode compute 'tf32' requests in full fp32 (more accurate than asked). A kernel
 // whose registry row says transposedB multiplies in TF32 and reads B as Bᵀ (n×k, ldb ≥ k) rounded to TF32, and
 // in fp32 (3xTF32) also each element's remainder B − tf32(B), rounded to TF32, as n more rows after it: its
-// callers make that once (launchTranspose with transposedBRounding, registry.h) before the launches.
+// callers make that once (launchTranspose with transposedBRounding, registry.h, or launchRoundedCopy from a B
+// held as Bᵀ) before the launches.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -118,7 +119,8 @@ void launchGroupedMuld(const GroupedProduct* table, int count, int blocks, float
 
 // A strided batch of small products on the device (batched_tiles.cu): product i reads A from a + i·strideA and B
 // from b + i·strideB and writes C from c + i·strideC (strides in floats), each row-major with row pitches lda, ldb,
-// ldc. Each product's C in tiles of 16×16 or 64×64, a block each.
+// ldc, every row 16-byte aligned (rowsAligned16; strides multiples of 4), as a Matrix's padded rows are. Each
+// product's C in tiles of 16×16 or 64×64, a block each.
 struct StridedBatch {
   const float* a;
   const float* b;
@@ -139,5 +141,9 @@ void launchClassify(const float* x, int64_t pitch, int64_t rows, int64_t cols, u
 enum class Rounding { None, Tf32, Tf32Split };
 void launchTranspose(const float* src, int64_t srcPitch, float* dst, int64_t dstPitch, int64_t rows, int64_t cols,
                      Rounding rounding, cudaStream_t stream, uint32_t* classes = nullptr);
+// dst (rows×cols, pitch dstPitch) = src, rounded and classified as launchTranspose does: Bᵀ for a kernel that
+// reads it (transposedB) from a B held as Bᵀ.
+void launchRoundedCopy(const float* src, int64_t srcPitch, float* dst, int64_t dstPitch, int64_t rows, int64_t cols,
+                       Rounding rounding, cudaStream_t stream, uint32_t* classes = nullptr);
 
 }  // namespace cuda_matmul

@@ -74,7 +74,7 @@ inline constexpr KernelRow kKernelRegistry[] = {
     {Kernel::Muld, muldVariants, 0, false, false, false, false, false, 1024, 1024},  // the seeds' kernel, as they launch it
     {Kernel::BlockTile, blockTileVariants, 0, false, false, false, false, false, 1024, 1024},
     {Kernel::Mma, mmaVariants, 8, false, false, true, true, false, 8192, 4096},
-    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, true, false, 8192, 8192},
+    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, true, false, 8192, 8192, false, true},
     {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, false, 8192, 8192, false, true},
     {Kernel::WgmmaF16, wgmmaF16Variants, 9, true, false, true, true, true, 8192, 8192},
     {Kernel::FewRows, fewRowsVariants, 0, false, false, false, true, false, 1024, 1024, true, true, fewRowsImplements,

@@ -67,7 +67,7 @@ void multiplyStaged(const KernelPlan& plan, const GemmRequest& r, int64_t entry)
                                  device, stream.get());
   const DeviceRows b = operandOf({layout.b(dev), layout.ldb}, s.rowsB(), s.colsB(), s.transB && !layouts.transB,
                                  bTransposed, device, stream.get());
-  launch.run(productOf(a, operandB.from(b, s.k, s.n, stream.get()), {layout.c(dev), layout.ldc}, s.m, s.k, s.n, b,
+  launch.run(productOf(a, operandB.from(b, s.k, s.n, layouts.transB, stream.get()), {layout.c(dev), layout.ldc}, s.m, s.k, s.n, b,
                        nullptr, operandB.classes(), layouts),
              stream.get());
   checkCuda(cudaMemcpyAsync(layout.c(host), layout.c(dev), sizeof(float) * layout.cFloats, cudaMemcpyDeviceToHost, stream.get()),
@@ -96,7 +96,7 @@ void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entr
   uploads.upload({r.bOf(entry), s.rowsB(), s.colsB(), r.pinnedB}, Bd.data());
   const DeviceRows bExact =
       operandOf(Bd.data(), s.rowsB(), s.colsB(), s.transB && !layouts.transB, bTransposed, device, in.get());
-  const DeviceRows b = operandB.from(bExact, s.k, s.n, in.get());
+  const DeviceRows b = operandB.from(bExact, s.k, s.n, layouts.transB, in.get());
   DeviceRows a = Ad.data();
   if (s.transA) {  // A's rows of op(A) are its columns: all of it goes up first
     uploads.upload({A, s.rowsA(), s.colsA(), r.pinnedA}, Ad.data());
