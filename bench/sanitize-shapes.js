@@ -101,6 +101,19 @@ for (const { kernel, precision, tolerance } of RUNS) {
       console.log(`wgmma-t ${precision} A·Bᵀ held ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
     }
   }
+  // wgmma reads A held as Aᵀ as stored (32×32 boxes) and rounds a B held as Bᵀ into its parts: each tile cut at
+  // every edge, K split in two and into 8 slices.
+  for (const [m, k, n] of hopper && (!only || only.includes('wgmma')) ? TRANSPOSED_B_SHAPES : []) {
+    for (const [precision, tolerance] of [['fp32', 1e-5], ['tf32', 1e-3]]) {
+      for (const [transA, transB] of [[true, false], [false, true], [true, true]]) {
+        const common = { a: random(m * k), b: random(k * n), m, k, n, transA, transB };
+        const onGpu = await gemm({ ...common, c: new Float32Array(m * n).fill(NaN) }, { backend: 'cuda', kernel: 'wgmma', precision });
+        const error = relativeError(onGpu, await gemm({ ...common, c: new Float32Array(m * n) }, { backend: 'cpu' }));
+        if (!(error < tolerance)) failures++;
+        console.log(`wgmma ${precision} ${transA ? 'Aᵀ' : 'A'}·${transB ? 'Bᵀ' : 'B'} held ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
+      }
+    }
+  }
   // Matrices: a B read twice in each precision, written, then read again (the Bᵀ wgmma keeps with a Matrix).
   for (const [m, k, n] of [[97, 131, 61], [33, 1, 17]]) {
     const [x, w, y] = [random(m * k), random(k * n), random(k * k)];
@@ -125,8 +138,9 @@ for (const { kernel, precision, tolerance } of RUNS) {
   gathered.forEach(({ a, b, m, k, n }, i) => (worst = Math.max(worst, errorOf(results[i], a, b, m, k, n))));
   if (!(worst < 1e-5)) failures++;
   console.log(`gathered small products (${gathered.length} at once): worst relative error vs CPU ${worst.toExponential(2)}`);
-  // A strided batch of small products is one grouped launch, from host arrays and on Matrices (padded rows).
-  for (const [m, k, n] of [[16, 16, 16], [33, 9, 17], [64, 64, 64]]) {
+  // A strided batch of small products is one grouped launch, from host arrays and on Matrices (padded rows): 8
+  // products a block, 32×32 and 64×64 tiles cut at their edges.
+  for (const [m, k, n] of [[16, 16, 16], [24, 24, 24], [33, 9, 17], [64, 64, 64], [70, 45, 67]]) {
     const batch = 37;
     const a = random(batch * m * k), b = random(batch * k * n);
     const onCpu = await gemm({ a, b, c: new Float32Array(batch * m * n), m, k, n, batch }, { backend: 'cpu' });

@@ -60,21 +60,28 @@ describe.each(VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, { options
     expect(classMismatches(c, referenceProduct(a, b, m, k, n), n)).toEqual([]);
   });
 
-  // B held as Bᵀ (n×k), read as stored or made into the kernel's operand from that layout, from host arrays and
-  // on Matrices.
-  test('the same with B held transposed (gemm transB), from host arrays and on Matrices', async () => {
+  // A held as Aᵀ (k×m) or B as Bᵀ (n×k), read as stored or made into the kernel's operand from that layout, from host
+  // arrays and on Matrices; 513 rows: a partial last tile of every kernel's rows.
+  test.each([
+    [true, false, 67, 45, 71],
+    [false, true, 67, 45, 71],
+    [true, true, 67, 45, 71],
+    [true, false, 513, 45, 300],
+  ])('the same with operands held transposed (gemm transA %s, transB %s, %i×%i×%i), from host arrays and on Matrices', async (transA, transB, m, k, n) => {
     const [a, b] = specialInputs(m, k, n);
-    const bT = transposed(b, k, n);
+    const [heldA, heldB] = [transA ? transposed(a, m, k) : a, transB ? transposed(b, k, n) : b];
     const want = referenceProduct(a, b, m, k, n);
     const { backend = 'cuda', kernel, precision } = options;
     const c = new Float32Array(m * n).fill(NaN);
-    await gemm({ a, b: bT, c, m, k, n, transB: true }, options);
+    await gemm({ a: heldA, b: heldB, c, m, k, n, transA, transB }, options);
     expect(classMismatches(c, want, n)).toEqual([]);
     expect(finiteAgree(c, want, a, b, m, k, n, precision === 'tf32' ? 3e-3 : 1e-5)).toBe(true);
     const [A, B, C] = await Promise.all([
-      Matrix.from(a, m, k, { backend }), Matrix.from(bT, n, k, { backend }), Matrix.from(new Float32Array(m * n).fill(NaN), m, n, { backend }),
+      Matrix.from(heldA, transA ? k : m, transA ? m : k, { backend }),
+      Matrix.from(heldB, transB ? n : k, transB ? k : n, { backend }),
+      Matrix.from(new Float32Array(m * n).fill(NaN), m, n, { backend }),
     ]);
-    await gemm({ a: A, b: B, c: C, m, k, n, transB: true }, { kernel, precision });
+    await gemm({ a: A, b: B, c: C, m, k, n, transA, transB }, { kernel, precision });
     expect(classMismatches(await C.toArray(), want, n)).toEqual([]);
   });
 
@@ -108,11 +115,11 @@ describe.each(VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, { options
     expect(relativeTo(c, referenceProduct(a, b, 8, K, 8))).toBeLessThanOrEqual(Math.max(longKBound, options.precision === 'tf32' ? 1e-3 : 1e-6));
   });
 
-  test('long K with B held transposed: 8×100000×8 within twice cuBLAS (slices of K read along Bᵀ\'s rows)', async () => {
+  test('long K with A and B held transposed: 8×100000×8 within twice cuBLAS (slices of K along Aᵀ\'s columns and Bᵀ\'s rows)', async () => {
     const K = 100_000;
     const a = randomMatrix(8 * K), b = randomMatrix(K * 8);
     const c = new Float32Array(64).fill(NaN);
-    await gemm({ a, b: transposed(b, K, 8), c, m: 8, k: K, n: 8, transB: true }, options);
+    await gemm({ a: transposed(a, 8, K), b: transposed(b, K, 8), c, m: 8, k: K, n: 8, transA: true, transB: true }, options);
     expect(relativeTo(c, referenceProduct(a, b, 8, K, 8))).toBeLessThanOrEqual(Math.max(longKBound, options.precision === 'tf32' ? 1e-3 : 1e-6));
   });
 });

@@ -13,8 +13,11 @@ inline constexpr const char* kBackendNames[] = {"auto", "cuda", "cpu"};  // by B
 
 // fp32: float32 accuracy (default). tf32: tensor-core TF32 products, ~1e-4 relative error, faster; a kernel
 // without such a mode computes it in fp32 (more accurate than asked).
+// What each precision asks of the kernels is its row of cuda/kernels/registry.h's precision table.
 enum class Precision { Fp32, Tf32 };
 inline constexpr const char* kPrecisionNames[] = {"fp32", "tf32"};  // by Precision
+inline constexpr size_t kPrecisionCount = sizeof kPrecisionNames / sizeof *kPrecisionNames;
+constexpr size_t precisionIndex(Precision precision) { return static_cast<size_t>(precision); }
 
 enum class Kernel { Auto, Muld, BlockTile, Mma, Wgmma, WgmmaT, WgmmaF16, FewRows };
 struct KernelOption {

@@ -29,7 +29,7 @@ constexpr int BLOCK_SIZE = 16;
 // sliceDepth, sliceStride: split K (kernels/helpers.cuh); block z multiplies its slice of wA.
 __global__ void Muld(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t hA, int64_t wA, int64_t wB,
                      float* C, int64_t ldc, int64_t sliceDepth, int64_t sliceStride) {
-  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, ldb, A, B, C, wA);
+  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, lda, false, ldb, A, B, C, wA);
   // Block index
   const int bx = blockIdx.x;
   const int by = blockIdx.y;

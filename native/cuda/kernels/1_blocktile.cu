@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(THREADS)
     blockTile(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int64_t M, int64_t K,
               int64_t N, int64_t lda, int64_t ldb, int64_t ldc, bool vectorA, bool vectorB, int64_t sliceDepth,
               int64_t sliceStride) {
-  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, ldb, A, B, C, K);
+  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, lda, false, ldb, A, B, C, K);
   __shared__ float As[BK][BM + 4];  // transposed; +4 keeps float4 alignment and spreads the transposing stores
   __shared__ float Bs[BK][BN];
 

@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
             int64_t N, int64_t lda, int64_t ldb, int64_t ldc, int64_t sliceDepth, int64_t sliceStride,
             const uint32_t* __restrict__ aClasses, const uint32_t* __restrict__ bClasses) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, ldb, A, B, C, K);
+  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, lda, false, ldb, A, B, C, K);
   extern __shared__ float4 sharedWords[];  // float4: 16-byte aligned for cp.async
   float* const shared = reinterpret_cast<float*>(sharedWords);
   const int64_t blockRow = static_cast<int64_t>(blockIdx.y) * Cfg::BM, blockCol = static_cast<int64_t>(blockIdx.x) * Cfg::BN;
@@ -232,10 +232,10 @@ void launchVariant(const GemmOperands& o, cudaStream_t stream) {
 template <class Cfg>
 void launchMma(const GemmOperands& o, Precision precision, cudaStream_t stream) {
   const bool vector = rowsAligned16(o.a, o.lda) && rowsAligned16(o.b, o.ldb) && rowsAligned16(o.c, o.ldc);
-  if (precision == Precision::Tf32)
-    vector ? launchVariant<Cfg, 1, true>(o, stream) : launchVariant<Cfg, 1, false>(o, stream);
-  else
+  if (precisionRow(precision).tf32Parts)
     vector ? launchVariant<Cfg, 3, true>(o, stream) : launchVariant<Cfg, 3, false>(o, stream);
+  else
+    vector ? launchVariant<Cfg, 1, true>(o, stream) : launchVariant<Cfg, 1, false>(o, stream);
 }
 
 // 4 warps a block, 16-deep k slices, 4 stages: at most 76 KB of shared memory, under every sm_80+ limit.

@@ -21,7 +21,9 @@
 //     the other (splitLosesProducts); long K is split into slices of at most 8192, summed in float64
 //     (kernels/launch.cu).
 // TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once, or rounds a B held
-// as Bᵀ as it is stored (transposedB in kernels/kernel.h). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
+// as Bᵀ as it is stored (transposedB in kernels/kernel.h). A goes from shared memory to the registers, so it is read
+// in either layout as stored: row-major, or held as Aᵀ (k×m, gemm's transA), whose stage tiles come as 32×32 boxes
+// (32 rows of A by 32 k, k-rows of 128 bytes in the same swizzle), read by loadFragmentAT. Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
 // matrices do.
 // fp32 (3xTF32, as mma's fp32 mode; Tile<COLS, true>): A's fragments are split into big and small parts in
 // registers, Bᵀ comes with its remainders (made by the same transpose), and each k step runs three wgmmas
@@ -118,6 +120,22 @@ __device__ __forceinline__ void loadFragmentA(float (&a)[4], const uint8_t* rows
   a[3] = *reinterpret_cast<const float*>(second + high);
 }
 
+// The same fragment from a stage of A held as Aᵀ: each 32 rows of A a 4 KB box of 32 k-rows of 128 bytes (32 rows
+// of A), its 16-byte chunk c of k-row r at chunk c ^ (r % 8). A warp's reads fall two to a bank at most.
+__device__ __forceinline__ void loadFragmentAT(float (&a)[4], const uint8_t* rows, int kk) {
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  auto at = [&](int row, int k) {
+    const int inBox = row % 32;
+    return *reinterpret_cast<const float*>(rows + row / 32 * 4096 + k * 128 + (((inBox / 4) ^ (k % 8)) * 16) +
+                                           inBox % 4 * 4);
+  };
+  const int first = warp * 16 + g, k = 8 * kk + t;
+  a[0] = at(first, k);
+  a[1] = at(first + 8, k);
+  a[2] = at(first, k + 4);
+  a[3] = at(first + 8, k + 4);
+}
+
 // Each thread's accumulators, per the wgmma D fragment layout: warp w of the warpgroup holds rows
 // 16w + g and 16w + g + 8 (lane = 4g + t); d[4j..4j+1] are columns 8j + 2t, +1 of the first, d[4j+2..] of the second.
 // Returns 0, or NaN if one of them is not finite (nonFiniteProbe).
@@ -142,12 +160,12 @@ __device__ __forceinline__ float storeAccumulators(const float (&d)[COLS / 2], f
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-// C (M×N) = A (M×K) · B, with A and Bᵀ (N×K) read through tensor maps (for SPLIT also Bᵀ's remainders,
-// mapBtSmall). pairs: C's rows allow float2 stores.
-// A (lda) and B as the caller holds it (k×n, ldb; n×k where bTransposed): for the exact recomputation of
+// C (M×N) = A (M×K) · B, with A (or, A_TRANSPOSED, Aᵀ) and Bᵀ (N×K) read through tensor maps (for SPLIT also Bᵀ's
+// remainders, mapBtSmall). pairs: C's rows allow float2 stores.
+// A as held (lda) and B as the caller holds it (k×n, ldb; n×k where bTransposed): for the exact recomputation of
 // non-finite results.
 // Split K: block row y of the grid multiplies slice y, sliceDepth deep (a multiple of kDepth), into C + y·sliceStride.
-template <class T>
+template <class T, bool A_TRANSPOSED>
 __global__ void __launch_bounds__(T::kThreads, 1)
     wgmmaGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapBt,
               const __grid_constant__ CUtensorMap mapBtSmall, float* __restrict__ C,
@@ -156,7 +174,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
               const uint32_t* bClasses) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   const int kBegin = sliceDepth > 0 ? static_cast<int>(blockIdx.y * sliceDepth) : 0;  // the host keeps it under 2^30
-  takeKSlice(blockIdx.y, sliceDepth, sliceStride, bTransposed, ldb, A, B, C, K);
+  takeKSlice(blockIdx.y, sliceDepth, sliceStride, A_TRANSPOSED, lda, bTransposed, ldb, A, B, C, K);
   extern __shared__ uint8_t sharedBytes[];
   uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
   constexpr int kStages = T::kStages;
@@ -186,7 +204,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         const int stage = kt % kStages;
         if (kt >= kStages) barrierWait(&empty[stage], ((kt / kStages) & 1) ^ 1);  // its last use has finished
         barrierExpectBytes(&full[stage], T::kStageBytes);
-        tmaLoad(tileA(stage), &mapA, kBegin + kt * kDepth, blockRow, &full[stage]);
+        if constexpr (A_TRANSPOSED) {
+#pragma unroll
+          for (int box = 0; box < T::kRows / 32; ++box)
+            tmaLoad(tileA(stage) + box * 4096, &mapA, blockRow + 32 * box, kBegin + kt * kDepth, &full[stage]);
+        } else {
+          tmaLoad(tileA(stage), &mapA, kBegin + kt * kDepth, blockRow, &full[stage]);
+        }
         tmaLoad(tileB(stage), &mapBt, kBegin + kt * kDepth, blockCol, &full[stage]);
         if constexpr (T::kSplit) tmaLoad(tileBSmall(stage), &mapBtSmall, kBegin + kt * kDepth, blockCol, &full[stage]);
       }
@@ -233,7 +257,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 #pragma unroll
     for (int kk = 0; kk < kDepth / 8; ++kk) {  // this warpgroup's 64 rows of A, 128 bytes each
       float a[4];
-      loadFragmentA(a, tileA(stage) + consumer * 64 * 128, kk);
+      if constexpr (A_TRANSPOSED)
+        loadFragmentAT(a, tileA(stage) + consumer * 64 * 128, kk);
+      else
+        loadFragmentA(a, tileA(stage) + consumer * 64 * 128, kk);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         big[kBuffer][kk][i] = tf32Bits(a[i]);
@@ -286,34 +313,37 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if (!finite(storeAccumulators<T::kCols>(d, C, M, N, ldc, rowBase, blockCol, pairs)) || every) {
     const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
     recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + warp * 16 + lane / 4, 2, blockCol + 2 * (lane % 4),
-                       T::kCols / 8, every, false, bTransposed);
+                       T::kCols / 8, every, false, bTransposed, A_TRANSPOSED);
   }
 #endif
 }
 
 
 // o.b is Bᵀ (n×k, row pitch o.ldb ≥ k) rounded to TF32, for fp32 followed by its remainders: see transposedB in
-// kernels/kernel.h; o.exactB is B as the caller holds it, Bᵀ where o.transB.
+// kernels/kernel.h; o.exactB is B as the caller holds it, Bᵀ where o.transB. o.a is A, or Aᵀ (k×m) where o.transA.
 template <class T>
 void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream) {
   if (!readyToLaunch(o, precision, T::kSplit, "wgmma", "Bᵀ")) return;
   if (o.n > INT32_MAX - T::kCols || !chunksOfK(o))
     throw MatmulError(ErrorKind::Range, "wgmma: this shape needs the plan's split of K (internal error)");
-  static SharedMemoryOptIn optIn;
-  optIn.ensure(wgmmaGemm<T>, T::kSharedBytes, "cudaFuncSetAttribute(wgmma shared memory)");
+  static SharedMemoryOptIn optIn, optInTransposed;
+  const auto kernel = o.transA ? wgmmaGemm<T, true> : wgmmaGemm<T, false>;
+  (o.transA ? optInTransposed : optIn).ensure(kernel, T::kSharedBytes, "cudaFuncSetAttribute(wgmma shared memory)");
   // A one-dimensional grid in x, which blockTile maps onto C; the K slices of one chunk in y.
   const int64_t blocks = ((o.m + T::kRows - 1) / T::kRows) * ((o.n + T::kCols - 1) / T::kCols);
   if (blocks > INT32_MAX) throw MatmulError(ErrorKind::Range, "wgmma: the product has more blocks than one grid holds");
   const bool pairs = reinterpret_cast<uintptr_t>(o.c) % 8 == 0 && o.ldc % 2 == 0;
   forEachChunkOfK(o, [&](int64_t first, int64_t slices, int64_t begin, int64_t depth) {
     // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
-    const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, T::kRows);
+    const CUtensorMap mapA = o.transA ? tileMap(o.a + begin * o.lda, std::max<int64_t>(depth, 1), o.m, o.lda, 32)
+                                      : tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, T::kRows);
     const CUtensorMap mapBt = tileMap(o.b + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, T::kCols);
     const CUtensorMap mapBtSmall =
         T::kSplit ? tileMap(o.b + o.n * o.ldb + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, T::kCols) : mapBt;
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(slices));
-    wgmmaGemm<T><<<grid, T::kThreads, T::kSharedBytes, stream>>>(
-        mapA, mapBt, mapBtSmall, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc, pairs, o.a + begin, o.lda,
+    kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(
+        mapA, mapBt, mapBtSmall, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc, pairs,
+        o.a + (o.transA ? begin * o.lda : begin), o.lda,
         o.exactB + (o.transB ? begin : begin * o.exactLdb), o.exactLdb, o.transB, o.slices == 1 ? 0 : o.sliceDepth,
         o.sliceStride, o.aClasses,
         o.bClasses);
@@ -336,7 +366,8 @@ constexpr KernelVariant kFp32Variants[] = {variant<128, true>("wgmma 3xTF32 128x
 }  // namespace
 
 KernelVariants wgmmaVariants(Precision precision) {
-  return precision == Precision::Fp32 ? KernelVariants(kFp32Variants) : KernelVariants(kTf32Variants);
+  static constexpr VariantsByPrecision kVariants = {kFp32Variants, kTf32Variants};
+  return kVariants[precisionIndex(precision)];
 }
 
 }  // namespace cuda_matmul

@@ -395,7 +395,8 @@ constexpr KernelVariant kFp32Variants[] = {variant<true, 3>("wgmma-t 3xTF32 64x1
 }  // namespace wgmma_t
 
 KernelVariants wgmmaTransposedVariants(Precision precision) {
-  return precision == Precision::Fp32 ? KernelVariants(wgmma_t::kFp32Variants) : KernelVariants(wgmma_t::kTf32Variants);
+  static constexpr VariantsByPrecision kVariants = {wgmma_t::kFp32Variants, wgmma_t::kTf32Variants};
+  return kVariants[precisionIndex(precision)];
 }
 
 }  // namespace cuda_matmul

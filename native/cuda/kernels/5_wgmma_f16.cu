@@ -558,9 +558,10 @@ constexpr KernelVariant kTf32Variants[] = {{"wgmma-f16 128x256", launchF16, {kRo
 
 int64_t halfOperandBytes(int64_t rows, int64_t k, int64_t n) { return wgmma_f16::Scratch(nullptr, rows, k, n).bytes; }
 
-// fp32 requests take step 4's 3xTF32 variants, as wgmma-t would (no fp16 split for fp32 accuracy is built).
+// A precision that takes no fp16 copies (fp32) takes step 4's variants, as wgmma-t would (no fp16 split for fp32
+// accuracy is built).
 KernelVariants wgmmaF16Variants(Precision precision) {
-  return precision == Precision::Fp32 ? wgmmaTransposedVariants(precision) : KernelVariants(wgmma_f16::kTf32Variants);
+  return precisionRow(precision).halfCopies ? KernelVariants(wgmma_f16::kTf32Variants) : wgmmaTransposedVariants(precision);
 }
 
 }  // namespace cuda_matmul

@@ -57,17 +57,17 @@ inline bool wgmmaTransposedPaysFor(Precision precision, int64_t m, int64_t k, in
 
 // A tensor-core kernel (registry.h, splitsKToFill) with a grid of at most half the SMs splits K so that its slices
 // fill them, each at least kMinFillDepth deep, where a block's K loop is long enough that the sum of the slices
-// (one more launch) costs less than the idle SMs: from k 2048 in tf32, 1024 in fp32 (three products per step).
+// (one more launch) costs less than the idle SMs: from the precision's minFillK (registry.h), k 2048 in tf32, 1024
+// in fp32 (three products per step).
 // Measured on an H100 (bench/NOTES.md, issue 14, session 34), against slices of at least 1024 on wgmma and wgmma-t:
 // 64×4096×1024 fp32 0.044 → 0.023 ms, tf32 1×4096×256 0.022 → 0.016, 300×3000×300 tf32 0.035 → 0.027; slices of 256
 // from k 1024 in tf32 too lost (16×1024×4096 0.016 → 0.019, 512³ 0.015 → 0.020). mma, which did not split, against
 // itself: 1024×8192×16 fp32 0.362 → 0.069 ms, 256×4096×1024 0.184 → 0.106, 512×2048×512 tf32 0.051 → 0.038.
 constexpr int64_t kMinFillDepth = 256;
-inline int64_t minFillK(Precision precision) { return precision == Precision::Fp32 ? 1024 : 2048; }
 // Slices of K that fill the SMs with `blocks` blocks each; 1 for none (an empty product), more than half the SMs,
 // or a K too short to pay.
 inline int64_t fillSlices(Precision precision, int64_t blocks, int64_t k, int multiprocessors) {
-  if (blocks == 0 || 2 * blocks > multiprocessors || k < minFillK(precision)) return 1;
+  if (blocks == 0 || 2 * blocks > multiprocessors || k < precisionRow(precision).minFillK) return 1;
   return std::max<int64_t>(1, std::min(multiprocessors / blocks, k / kMinFillDepth));
 }
 inline int64_t chooseFillSlices(const KernelRow& row, const KernelVariant& variant, Precision precision, int64_t m,

@@ -12,15 +12,16 @@ namespace cuda_matmul {
 
 // Split K (kernels/choose.h, chooseKSplit): block z of the grid multiplies slice z of K, `depth` deep, into its
 // own partial result at c + z·stride, which kernels/launch.cu's reduction sums. The kernel calls this first;
-// depth 0 means no split (one slice, the whole of K, straight into C). A is row-major (a slice is a column
-// range); B is row-major k×n (a row range, ldb apart) unless bTransposed (Bᵀ, n×k: a column range).
-// (A template, so that it takes kernels' __restrict__ pointers as they are.)
+// depth 0 means no split (one slice, the whole of K, straight into C). A is row-major m×k (a slice is a column
+// range) unless aTransposed (Aᵀ, k×m: a row range, lda apart); B is row-major k×n (a row range, ldb apart) unless
+// bTransposed (Bᵀ, n×k: a column range). (A template, so that it takes kernels' __restrict__ pointers as they are.)
 template <class PointerA, class PointerB, class PointerC>
-__device__ __forceinline__ void takeKSlice(int z, int64_t depth, int64_t stride, bool bTransposed, int64_t ldb,
-                                           PointerA& a, PointerB& b, PointerC& c, int64_t& k) {
+__device__ __forceinline__ void takeKSlice(int z, int64_t depth, int64_t stride, bool aTransposed, int64_t lda,
+                                           bool bTransposed, int64_t ldb, PointerA& a, PointerB& b, PointerC& c,
+                                           int64_t& k) {
   if (depth <= 0) return;
   const int64_t begin = z * depth;
-  a += begin;
+  a += aTransposed ? begin * lda : begin;
   b += bTransposed ? begin : begin * ldb;
   c += z * stride;
   k = k - begin < depth ? k - begin : depth;
@@ -96,12 +97,13 @@ __device__ __forceinline__ bool splitLosesProducts(const uint32_t* aClasses, con
 // The elements x0 + 8r (r < xCount) by y0 + 8c + q (c < yCount, q < 2) of C, the pattern of mma's and wgmma's
 // accumulator fragments, with x the row of C and y its column (or, for a kernel computing Cᵀ, the other way
 // round: `transposed`): each that is not finite (or every one, when `every`) is recomputed as the fp32 dot product
-// of A's row and B's column (A row-major, lda; B row-major k×n, ldb, or held as Bᵀ, n×k: `bTransposed`), in order.
+// of A's row and B's column (A row-major, lda, or held as Aᵀ, k×m: `aTransposed`; B row-major k×n, ldb, or held
+// as Bᵀ, n×k: `bTransposed`), in order.
 // (static: one copy per kernel file, called out of line.)
 static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
                                                 int64_t ldb, int64_t M, int64_t N, int64_t K, int64_t x0, int xCount,
                                                 int64_t y0, int yCount, bool every = false, bool transposed = false,
-                                                bool bTransposed = false) {
+                                                bool bTransposed = false, bool aTransposed = false) {
 #pragma unroll 1
   for (int r = 0; r < xCount; ++r) {
 #pragma unroll 1
@@ -110,7 +112,8 @@ static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, co
       const int64_t row = transposed ? y : x, col = transposed ? x : y;
       if (row >= M || col >= N || (!every && finite(C[row * ldc + col]))) continue;
       float sum = 0.0f;
-      for (int64_t p = 0; p < K; ++p) sum = fmaf(A[row * lda + p], bTransposed ? B[col * ldb + p] : B[p * ldb + col], sum);
+      for (int64_t p = 0; p < K; ++p)
+        sum = fmaf(aTransposed ? A[p * lda + row] : A[row * lda + p], bTransposed ? B[col * ldb + p] : B[p * ldb + col], sum);
       C[row * ldc + col] = sum;
     }
   }

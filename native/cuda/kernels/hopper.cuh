@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "cuda/check.h"
 #include "cuda/kernels/kernel.h"
+#include "cuda/kernels/registry.h"
 #include "cuda/status.h"
 
 namespace cuda_matmul {
@@ -261,7 +262,7 @@ inline bool chunksOfK(const GemmOperands& o) {
 // rows of A and of the B operand (`bName`: B or Bᵀ) start 16-byte aligned, as TMA needs. Returns false when C is
 // empty and nothing is to be launched.
 inline bool readyToLaunch(const GemmOperands& o, Precision precision, bool split, const char* kernel, const char* bName) {
-  if ((precision == Precision::Fp32) != split)
+  if (precisionRow(precision).tf32Parts != split)
     throw MatmulError(ErrorKind::Failure, std::string("internal error: a ") + kernel + " variant launched for the other precision");
   if (o.m == 0 || o.n == 0) return false;
   if (!rowsAligned16(o.a, o.lda) || !rowsAligned16(o.b, o.ldb))

@@ -1,6 +1,8 @@
-// The kernel registry: one row per kernel, everything the plan and the launch need to know of it. A new kernel
-// is its file (numbered as the next step) and one row here; its option (name, precisions) is its row in
-// core/options.h, which the static_assert below keeps in step with this table.
+// The kernel registry: one row per kernel, everything the plan and the launch need to know of it, and the
+// precision table: one row per precision, what it asks of the kernels. A new kernel is its file (numbered as the
+// next step) and one row here; its option (name, precisions) is its row in core/options.h, which the static_asserts
+// below keep in step with these tables. A new precision is its name in core/options.h, its row in the precision
+// table, its slice depth in each kernel's row and the variants each kernel file lists for it.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,38 @@
 #include "cuda/kernels/kernel.h"
 
 namespace cuda_matmul {
+
+// What a precision asks of the kernels that have more than one way to multiply.
+struct PrecisionRow {
+  Precision precision;
+  // The TF32 tensor-core kernels split each operand into a TF32 big part and a TF32 remainder and take three
+  // products (3xTF32) for fp32 accuracy; without, they multiply the operands rounded to TF32.
+  bool tf32Parts;
+  // A halfOperands kernel multiplies fp16 copies (TF32 exactly, where its scaling holds the values: 5_wgmma_f16.cu).
+  bool halfCopies;
+  // K from which a tensor-core kernel with idle SMs splits K to fill them (measured: choose.h, fillSlices):
+  // shorter for 3xTF32, whose three products a step make a K loop of the same length take longer.
+  int64_t minFillK;
+};
+
+inline constexpr PrecisionRow kPrecisionTable[] = {
+    // precision      TF32 parts  fp16 copies  fill from k
+    {Precision::Fp32, true, false, 1024},
+    {Precision::Tf32, false, true, 2048},
+};
+
+constexpr bool precisionTableFollowsOptions() {
+  if (sizeof kPrecisionTable / sizeof *kPrecisionTable != kPrecisionCount) return false;
+  for (size_t i = 0; i < kPrecisionCount; ++i)
+    if (precisionIndex(kPrecisionTable[i].precision) != i) return false;
+  return true;
+}
+static_assert(precisionTableFollowsOptions(), "one row per precision of core/options.h, in its order");
+
+constexpr const PrecisionRow& precisionRow(Precision precision) { return kPrecisionTable[precisionIndex(precision)]; }
+
+// A kernel's variants, one list per precision in the order of core/options.h (kernel files list theirs so).
+using VariantsByPrecision = KernelVariants[kPrecisionCount];
 
 struct KernelRow {
   Kernel kernel;
@@ -22,8 +56,8 @@ struct KernelRow {
   // In tf32, multiplies fp16 copies of A and B it makes in scratch memory ProductLaunch gives it (halfOperandBytes),
   // finding A's and B's magnitude classes as it makes them.
   bool halfOperands;
-  // Long K is split into slices of at most this depth, summed in float64 (choose.h, chooseKSplit).
-  int64_t sliceDepthFp32, sliceDepthTf32;
+  // Long K is split into slices of at most this depth, summed in float64 (choose.h, chooseKSplit), by precision.
+  int64_t sliceDepths[kPrecisionCount];
   // Reads A, B held transposed as they are stored (kernel.h, GemmOperands::transA, transB); where it does not, a
   // transposed operand is transposed first.
   bool readsTransposedA = false, readsTransposedB = false;
@@ -69,15 +103,15 @@ inline const KernelVariant& chooseFewRowsVariant(KernelVariants variants, int64_
 // and slices of 4096 put 8192³ in row panels with a float64 sum (Matrices 40 in flight: 0.83× the unsplit kernel
 // in tf32, 0.93× in fp32; bench/NOTES.md, "Long K on wgmma").
 inline constexpr KernelRow kKernelRegistry[] = {
-    // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  fill  fp16   depth fp32, tf32, reads Aᵀ, Bᵀ
-    {Kernel::Auto, nullptr, 0, false, false, false, false, false, 0, 0},  // the plan always names a kernel
-    {Kernel::Muld, muldVariants, 0, false, false, false, false, false, 1024, 1024},  // the seeds' kernel, as they launch it
-    {Kernel::BlockTile, blockTileVariants, 0, false, false, false, false, false, 1024, 1024},
-    {Kernel::Mma, mmaVariants, 8, false, false, true, true, false, 8192, 4096},
-    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, true, false, 8192, 8192, false, true},
-    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, false, 8192, 8192, false, true},
-    {Kernel::WgmmaF16, wgmmaF16Variants, 9, true, false, true, true, true, 8192, 8192},
-    {Kernel::FewRows, fewRowsVariants, 0, false, false, false, true, false, 1024, 1024, true, true, fewRowsImplements,
+    // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  fill  fp16   depths {fp32, tf32}, reads Aᵀ, Bᵀ
+    {Kernel::Auto, nullptr, 0, false, false, false, false, false, {0, 0}},  // the plan always names a kernel
+    {Kernel::Muld, muldVariants, 0, false, false, false, false, false, {1024, 1024}},  // the seeds' kernel, as they launch it
+    {Kernel::BlockTile, blockTileVariants, 0, false, false, false, false, false, {1024, 1024}},
+    {Kernel::Mma, mmaVariants, 8, false, false, true, true, false, {8192, 4096}},
+    {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, true, false, {8192, 8192}, true, true},
+    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, false, {8192, 8192}, false, true},
+    {Kernel::WgmmaF16, wgmmaF16Variants, 9, true, false, true, true, true, {8192, 8192}},
+    {Kernel::FewRows, fewRowsVariants, 0, false, false, false, true, false, {1024, 1024}, true, true, fewRowsImplements,
      "products with at most 16 rows or 16 columns", chooseFewRowsVariant},
 };
 
@@ -106,13 +140,14 @@ inline bool runsOn(const KernelRow& row, int major, int minor) {
 // How a kernel that reads Bᵀ (transposedB) wants it made: rounded to TF32, and for fp32 (3xTF32) followed by the
 // remainders (kernel.h). The number of n×k matrices that takes: transposedBParts.
 inline Rounding transposedBRounding(Precision precision) {
-  return precision == Precision::Fp32 ? Rounding::Tf32Split : Rounding::Tf32;
+  return precisionRow(precision).tf32Parts ? Rounding::Tf32Split : Rounding::Tf32;
 }
-inline int64_t transposedBParts(Precision precision) { return precision == Precision::Fp32 ? 2 : 1; }
+inline int64_t transposedBParts(Precision precision) { return precisionRow(precision).tf32Parts ? 2 : 1; }
 
-// Whether this launch multiplies fp16 copies made in ProductLaunch's scratch (halfOperands, in tf32).
+// Whether this launch multiplies fp16 copies made in ProductLaunch's scratch (halfOperands, in a precision that
+// takes them).
 inline bool multipliesHalfCopies(const KernelRow& row, Precision precision) {
-  return row.halfOperands && precision == Precision::Tf32;
+  return row.halfOperands && precisionRow(precision).halfCopies;
 }
 
 // Whether A's and B's magnitude classes are found before this launch (checksMagnitudes), by ProductLaunch or with a
@@ -121,8 +156,6 @@ inline bool classifiesFirst(const KernelRow& row, Precision precision) {
   return row.checksMagnitudes && !multipliesHalfCopies(row, precision);
 }
 
-inline int64_t sliceDepth(const KernelRow& row, Precision precision) {
-  return precision == Precision::Fp32 ? row.sliceDepthFp32 : row.sliceDepthTf32;
-}
+inline int64_t sliceDepth(const KernelRow& row, Precision precision) { return row.sliceDepths[precisionIndex(precision)]; }
 
 }  // namespace cuda_matmul
