@@ -23,7 +23,8 @@
 // TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once, or rounds a B held
 // as Bᵀ as it is stored (transposedB in kernels/kernel.h). A goes from shared memory to the registers, so it is read
 // in either layout as stored: row-major, or held as Aᵀ (k×m, gemm's transA), whose stage tiles come as 32×32 boxes
-// (32 rows of A by 32 k, k-rows of 128 bytes in the same swizzle), read by loadFragmentAT. Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
+// (32 rows of A by 32 k, k-rows of 128 bytes in the same swizzle), read by loadFragmentAT: 4096³ fp32 Aᵀ·B on
+// Matrices 1.07 ms, as fast as A·B, where a transpose first took 1.16 (bench/NOTES.md, "wgmma with A held as Aᵀ"). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
 // matrices do.
 // fp32 (3xTF32, as mma's fp32 mode; Tile<COLS, true>): A's fragments are split into big and small parts in
 // registers, Bᵀ comes with its remainders (made by the same transpose), and each k step runs three wgmmas
@@ -120,8 +121,19 @@ __device__ __forceinline__ void loadFragmentA(float (&a)[4], const uint8_t* rows
   a[3] = *reinterpret_cast<const float*>(second + high);
 }
 
-// The same fragment from a stage of A held as Aᵀ: each 32 rows of A a 4 KB box of 32 k-rows of 128 bytes (32 rows
-// of A), its 16-byte chunk c of k-row r at chunk c ^ (r % 8). A warp's reads fall two to a bank at most.
+// The row, within a consumer warpgroup's 64, that accumulator fragment row g (+ 8 for half 1) of warp w holds: 16w +
+// g + 8·half, as wgmma lays its fragments out, for A read row-major. For A held as Aᵀ the rows are permuted within
+// each 32-row box (a bijection: 16·(g / 4) + 8·(w % 2) + 4·half + g % 4), so that a warp's fragment reads from the
+// box (loadFragmentAT) fall on 32 different banks: in wgmma's order they fell two to a bank, and the kernel ran
+// 4–5% slower than on row-major A. The stores and the recomputation follow the same rows.
+template <bool A_TRANSPOSED>
+__device__ __forceinline__ int fragmentRow(int warp, int g, int half) {
+  if constexpr (A_TRANSPOSED) return 32 * (warp / 2) + 16 * (g / 4) + 8 * (warp % 2) + 4 * half + g % 4;
+  return 16 * warp + 8 * half + g;
+}
+
+// The same fragment (its rows as fragmentRow<true> permutes them) from a stage of A held as Aᵀ: each 32 rows of A
+// a 4 KB box of 32 k-rows of 128 bytes (32 rows of A), its 16-byte chunk c of k-row r at chunk c ^ (r % 8).
 __device__ __forceinline__ void loadFragmentAT(float (&a)[4], const uint8_t* rows, int kk) {
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   auto at = [&](int row, int k) {
@@ -129,17 +141,17 @@ __device__ __forceinline__ void loadFragmentAT(float (&a)[4], const uint8_t* row
     return *reinterpret_cast<const float*>(rows + row / 32 * 4096 + k * 128 + (((inBox / 4) ^ (k % 8)) * 16) +
                                            inBox % 4 * 4);
   };
-  const int first = warp * 16 + g, k = 8 * kk + t;
+  const int first = fragmentRow<true>(warp, g, 0), second = fragmentRow<true>(warp, g, 1), k = 8 * kk + t;
   a[0] = at(first, k);
-  a[1] = at(first + 8, k);
+  a[1] = at(second, k);
   a[2] = at(first, k + 4);
-  a[3] = at(first + 8, k + 4);
+  a[3] = at(second, k + 4);
 }
 
 // Each thread's accumulators, per the wgmma D fragment layout: warp w of the warpgroup holds rows
-// 16w + g and 16w + g + 8 (lane = 4g + t); d[4j..4j+1] are columns 8j + 2t, +1 of the first, d[4j+2..] of the second.
-// Returns 0, or NaN if one of them is not finite (nonFiniteProbe).
-template <int COLS>
+// fragmentRow(w, g, 0) and fragmentRow(w, g, 1) (lane = 4g + t); d[4j..4j+1] are columns 8j + 2t, +1 of the first,
+// d[4j+2..] of the second. Returns 0, or NaN if one of them is not finite (nonFiniteProbe).
+template <int COLS, bool A_TRANSPOSED>
 __device__ __forceinline__ float storeAccumulators(const float (&d)[COLS / 2], float* C, int64_t M, int64_t N, int64_t ldc,
                                                    int64_t rowBase, int64_t colBase, bool pairs) {
   float probe = 0.0f;
@@ -147,7 +159,7 @@ __device__ __forceinline__ float storeAccumulators(const float (&d)[COLS / 2], f
   const int g = lane / 4, t = lane % 4;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    const int64_t row = rowBase + warp * 16 + half * 8 + g;
+    const int64_t row = rowBase + fragmentRow<A_TRANSPOSED>(warp, g, half);
     if (row >= M) continue;
     float* const cRow = C + row * ldc;
 #pragma unroll
@@ -310,10 +322,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   pinRegisters(d);
   const int64_t rowBase = blockRow + consumer * 64;
   const bool every = splitLosesProducts(aClasses, bClasses);
-  if (!finite(storeAccumulators<T::kCols>(d, C, M, N, ldc, rowBase, blockCol, pairs)) || every) {
-    const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + warp * 16 + lane / 4, 2, blockCol + 2 * (lane % 4),
-                       T::kCols / 8, every, false, bTransposed, A_TRANSPOSED);
+  if (!finite(storeAccumulators<T::kCols, A_TRANSPOSED>(d, C, M, N, ldc, rowBase, blockCol, pairs)) || every) {
+    const int warp = (threadIdx.x % 128) / 32, g = (threadIdx.x % 32) / 4;
+    const int first = fragmentRow<A_TRANSPOSED>(warp, g, 0), step = fragmentRow<A_TRANSPOSED>(warp, g, 1) - first;
+    recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + first, 2, blockCol + 2 * (threadIdx.x % 4),
+                       T::kCols / 8, every, false, bTransposed, A_TRANSPOSED, step);
   }
 #endif
 }

@@ -94,7 +94,7 @@ __device__ __forceinline__ bool splitLosesProducts(const uint32_t* aClasses, con
   return ((a & kTinySeen) && (b & kHugeSeen)) || ((a & kHugeSeen) && (b & kTinySeen));
 }
 
-// The elements x0 + 8r (r < xCount) by y0 + 8c + q (c < yCount, q < 2) of C, the pattern of mma's and wgmma's
+// The elements x0 + xStep·r (r < xCount) by y0 + 8c + q (c < yCount, q < 2) of C, the pattern of mma's and wgmma's
 // accumulator fragments, with x the row of C and y its column (or, for a kernel computing Cᵀ, the other way
 // round: `transposed`): each that is not finite (or every one, when `every`) is recomputed as the fp32 dot product
 // of A's row and B's column (A row-major, lda, or held as Aᵀ, k×m: `aTransposed`; B row-major k×n, ldb, or held
@@ -103,12 +103,12 @@ __device__ __forceinline__ bool splitLosesProducts(const uint32_t* aClasses, con
 static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
                                                 int64_t ldb, int64_t M, int64_t N, int64_t K, int64_t x0, int xCount,
                                                 int64_t y0, int yCount, bool every = false, bool transposed = false,
-                                                bool bTransposed = false, bool aTransposed = false) {
+                                                bool bTransposed = false, bool aTransposed = false, int xStep = 8) {
 #pragma unroll 1
   for (int r = 0; r < xCount; ++r) {
 #pragma unroll 1
     for (int i = 0; i < 2 * yCount; ++i) {
-      const int64_t x = x0 + 8 * r, y = y0 + 8 * (i / 2) + i % 2;
+      const int64_t x = x0 + xStep * r, y = y0 + 8 * (i / 2) + i % 2;
       const int64_t row = transposed ? y : x, col = transposed ? x : y;
       if (row >= M || col >= N || (!every && finite(C[row * ldc + col]))) continue;
       float sum = 0.0f;
