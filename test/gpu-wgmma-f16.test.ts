@@ -5,7 +5,7 @@
 // step 4. Without a usable GPU of compute capability 9.0 it is reported as skipped.
 import { matmul, Matrix } from '../lib';
 import { correctnessSuite } from './correctness.shared';
-import { classMismatches, describeGpu, describeHopper, finiteAgree, FP32_TOLERANCE, gpuSuiteName, randomMatrix, referenceProduct, SMALL_SHAPES, TF32_TOLERANCE, WGMMA_T_TEST_SHAPES } from './helpers';
+import { classMismatches, describeGpu, describeHopper, finiteAgree, FP32_TOLERANCE, gpuSuiteName, randomMatrix, referenceProduct, sameBytes, SMALL_SHAPES, TF32_TOLERANCE, WGMMA_T_TEST_SHAPES } from './helpers';
 
 const TF32 = { kernel: 'wgmma-f16', precision: 'tf32' } as const;
 
@@ -42,6 +42,26 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
       const want = referenceProduct(a, b, m, k, n);
       expect(classMismatches(c, want, n)).toEqual([]);
       expect(finiteAgree(c, want, a, b, m, k, n, 3e-3)).toBe(true);
+    });
+
+    test('marked rows and columns that cross: each element right where only its recomputation holds it, the same bits twice', async () => {
+      // Rows 5, 77 of A: 2^30 against B's row 0 (1 in column 0 only), so that their other values fall below fp16's
+      // range; columns 9, 200 of B: 1e-12 of their rows' largest. At (5, 9), (5, 200), (77, 9), (77, 200) every
+      // term is one the scaling cannot hold: only the recomputation of the column (not of the row) is right there.
+      const a = randomMatrix(m * k), b = randomMatrix(k * n);
+      for (let j = 0; j < n; j++) b[j] = j === 0 ? 1 : 0;
+      for (const r of [5, 77]) a[r * k] = 2 ** 30;
+      for (const col of [9, 200]) for (let p = 1; p < k; p++) b[p * n + col] *= 1e-12;
+      const c = await matmul(a, b, { m, k, n }, TF32);
+      const want = referenceProduct(a, b, m, k, n);
+      expect(finiteAgree(c, want, a, b, m, k, n, 3e-3)).toBe(true);
+      for (const r of [5, 77])
+        for (const col of [9, 200]) {
+          let scale = 0; // Σ|a·b| over the element's terms: fp32 accuracy is relative to it
+          for (let p = 0; p < k; p++) scale += Math.abs(a[r * k + p] * b[p * n + col]);
+          expect(Math.abs(c[r * n + col] - want[r * n + col])).toBeLessThanOrEqual(FP32_TOLERANCE * scale);
+        }
+      expect(sameBytes(await matmul(a, b, { m, k, n }, TF32), c)).toBe(true);
     });
 
     test.each([

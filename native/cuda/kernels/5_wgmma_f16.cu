@@ -64,9 +64,10 @@ constexpr int kGroupRows = 8;
 constexpr int kTopExponent = 14;     // a row's largest magnitude is scaled into [2^14, 2^15)
 constexpr int kLowestNormal = -14;   // fp16's smallest normal exponent
 constexpr int kZeroRow = INT_MAX;    // v_k of a row of B with no finite non-zero value: its products are 0
-// Rows (and columns) recomputed with fp32 FMAs at most; past them, step 4. Each costs a pass over B (over A): at
-// 4096³ a marked row and column took the product from 0.316 to 0.448 ms, 4 of each to 0.812, 32 to 4.15, where
-// the fallback (the passes, then step 4) takes 0.446 (bench/NOTES.md, issue 14, session 36).
+// Rows (and columns) recomputed with fp32 FMAs at most; past them, step 4. The marked rows share one pass over B,
+// the marked columns one over A, both in one launch (recomputeMarked): at 4096³, 40 back to back, a marked row and
+// column take the product from 0.303 to 0.362 ms, 4 of each to 0.370, where the fallback (the passes, then step 4)
+// takes about 0.446 (bench/NOTES.md, "wgmma-f16's marked rows and columns in one launch").
 constexpr int kMarked = 4;
 
 // The scratch memory ProductLaunch gives this kernel (kernel.h, GemmOperands::scratch), for up to `rows` rows of
@@ -417,9 +418,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 // over the SMs with many loads in flight: K is shared out among the warps of a block (rows) or the lanes of a warp
 // (columns), and the partial sums added in a fixed order. (A thread per element summing all of K in order took
 // 0.6–2 ms at 4096³ for one marked row and column: a warp per SM, a load or two in flight.)
-constexpr int kRowWarps = 16;       // warps sharing out K for a row's 32 columns
-constexpr int kColumnWarps = 8;     // rows per block, a warp each
+constexpr int kRecomputeWarps = 16;     // a block of the recomputation: warps sharing out K, or a row each
 constexpr int kRecomputeBlocks = 1024;  // grid-stride beyond: an empty launch (no marks) stays short
+constexpr int kRowLoads = 8;            // loads of B in flight per warp of the rows' part
 
 // The k range of slice z of a split K (sliceDepth 0: all of K).
 __device__ __forceinline__ void sliceRange(int64_t K, int64_t sliceDepth, int64_t& begin, int64_t& end) {
@@ -427,67 +428,98 @@ __device__ __forceinline__ void sliceRange(int64_t K, int64_t sliceDepth, int64_
   end = sliceDepth > 0 ? min(K, begin + sliceDepth) : K;
 }
 
-// The marked rows of C (rowList), slice blockIdx.z, by fp32 FMAs: a block per 32 columns, its warps taking every
-// kRowWarps-th k, their sums added in warp order.
-__global__ void __launch_bounds__(32 * kRowWarps) recomputeMarkedRows(const float* __restrict__ A, int64_t lda,
-                                                                     const float* __restrict__ B, int64_t ldb, float* C,
-                                                                     int64_t ldc, int64_t K, int64_t N,
-                                                                     int64_t sliceDepth, int64_t sliceStride, Scratch s) {
-  __shared__ float partial[kRowWarps][32];
+// The rows' part: the marked rows of C (rowList) but their marked columns, 32 columns a block, each element of B
+// read once for all of them: the block's warps take every kRecomputeWarps-th k, their sums added in warp order.
+__device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64_t lda, const float* __restrict__ B,
+                                              int64_t ldb, float* C, int64_t ldc, int64_t N, int64_t begin, int64_t end,
+                                              int64_t sliceStride, int block, int blocks, const Scratch& s) {
+  __shared__ float partial[kRecomputeWarps][kMarked][32];
   const int count = min(static_cast<int>(s.header[kRowCount]), kMarked);
-  if (s.header[kFallback] || count == 0) return;
+  if (count == 0) return;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  int64_t begin, end;
-  sliceRange(K, sliceDepth, begin, end);
-  for (int64_t first = blockIdx.x * int64_t{32}; first < N; first += int64_t{gridDim.x} * 32) {
+  const float* rows[kMarked];
+#pragma unroll
+  for (int r = 0; r < kMarked; ++r) rows[r] = A + s.rowList[r < count ? r : 0] * lda;
+  for (int64_t first = block * int64_t{32}; first < N; first += int64_t{blocks} * 32) {
     const int64_t col = first + lane;
-    for (int r = 0; r < count; ++r) {
-      const float* const a = A + s.rowList[r] * lda;
-      float sum = 0.0f;
-      if (col < N) {
-#pragma unroll 4
-        for (int64_t p = begin + warp; p < end; p += kRowWarps) sum = fmaf(a[p], B[p * ldb + col], sum);
+    const bool mine = col < N && !s.colFlag[col];  // a marked column's elements are the columns' part's
+    float sum[kMarked] = {};
+    if (mine) {
+#pragma unroll kRowLoads
+      for (int64_t p = begin + warp; p < end; p += kRecomputeWarps) {
+        const float b = B[p * ldb + col];
+#pragma unroll
+        for (int r = 0; r < kMarked; ++r) sum[r] = fmaf(rows[r][p], b, sum[r]);
       }
-      partial[warp][lane] = sum;
-      __syncthreads();
-      if (warp == 0 && col < N) {
-        float total = 0.0f;
-        for (int w = 0; w < kRowWarps; ++w) total += partial[w][lane];
-        C[blockIdx.z * sliceStride + s.rowList[r] * ldc + col] = total;
+    }
+#pragma unroll
+    for (int r = 0; r < kMarked; ++r) partial[warp][r][lane] = sum[r];
+    __syncthreads();
+    if (warp < count && mine) {  // warp r adds row r's sums
+      float total = 0.0f;
+      for (int w = 0; w < kRecomputeWarps; ++w) total += partial[w][warp][lane];
+      C[blockIdx.z * sliceStride + s.rowList[warp] * ldc + col] = total;
+    }
+    __syncthreads();
+  }
+}
+
+// The columns' part: the marked columns of C (colList), a warp per row, its lanes taking four k at a time of its
+// row of A, read once for all of them, and of the gathered columns of B (s.markedB, whole K long: this chunk of K
+// starts kOffset in), their sums added by a fixed tree of shuffles.
+__device__ __forceinline__ void recomputeColumns(const float* __restrict__ A, int64_t lda, float* C, int64_t ldc,
+                                                 int64_t M, int64_t begin, int64_t end, int64_t sliceStride,
+                                                 int64_t kOffset, int block, int blocks, const Scratch& s) {
+  const int count = min(static_cast<int>(s.header[kColCount]), kMarked);
+  if (count == 0) return;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t body = begin + (end - begin) / 128 * 128;  // whole steps of 32 lanes × 4 floats
+  const float* columns[kMarked];
+#pragma unroll
+  for (int c = 0; c < kMarked; ++c) columns[c] = s.markedB + (c < count ? c : 0) * s.lda + kOffset;
+  for (int64_t row = block * int64_t{kRecomputeWarps} + warp; row < M; row += int64_t{blocks} * kRecomputeWarps) {
+    const float* const a = A + row * lda;  // 16-byte aligned rows (readyToLaunch); chunks and slices start on 32s
+    float sum[kMarked] = {};
+#pragma unroll 2
+    for (int64_t p = begin + 4 * lane; p < body; p += 128) {
+      const float4 x = *reinterpret_cast<const float4*>(a + p);
+#pragma unroll
+      for (int c = 0; c < kMarked; ++c) {
+        const float4 y = *reinterpret_cast<const float4*>(columns[c] + p);
+        sum[c] = fmaf(x.w, y.w, fmaf(x.z, y.z, fmaf(x.y, y.y, fmaf(x.x, y.x, sum[c]))));
       }
-      __syncthreads();
+    }
+    for (int64_t p = body + lane; p < end; p += 32)
+#pragma unroll
+      for (int c = 0; c < kMarked; ++c) sum[c] = fmaf(a[p], columns[c][p], sum[c]);
+#pragma unroll
+    for (int c = 0; c < kMarked; ++c) {
+      for (int offset = 16; offset > 0; offset /= 2) sum[c] += __shfl_xor_sync(0xffffffffu, sum[c], offset);
+      if (lane == 0 && c < count) C[blockIdx.z * sliceStride + row * ldc + s.colList[c]] = sum[c];
     }
   }
 }
 
-// The marked columns of C (colList), slice blockIdx.z, by fp32 FMAs: a warp per row, its lanes taking four k
-// at a time of its row of A and of the gathered column of B (s.markedB, whole K long: this chunk of K starts
-// kOffset in), their sums added by a fixed tree of shuffles.
-__global__ void __launch_bounds__(32 * kColumnWarps) recomputeMarkedColumns(const float* __restrict__ A, int64_t lda,
-                                                                           float* C, int64_t ldc, int64_t M, int64_t K,
-                                                                           int64_t sliceDepth, int64_t sliceStride,
-                                                                           int64_t kOffset, Scratch s) {
-  const int count = min(static_cast<int>(s.header[kColCount]), kMarked);
-  if (s.header[kFallback] || count == 0) return;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+// The marked rows and columns of C, slice blockIdx.z, by fp32 FMAs, in one launch: its first rowBlocks blocks take
+// the rows, the others the columns, each element written by one of them (a marked row's marked columns by the
+// columns' part), so that neither waits for the other. (Two launches, one after the other, each read of B or A
+// at a fraction of the bandwidth, took a marked row and column at 4096³ from 0.316 to 0.448 ms: bench/NOTES.md,
+// "wgmma-f16's marked rows and columns in one launch".)
+__global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const float* __restrict__ A, int64_t lda,
+                                                                       const float* __restrict__ B, int64_t ldb,
+                                                                       float* C, int64_t ldc, int64_t M, int64_t K,
+                                                                       int64_t N, int64_t sliceDepth,
+                                                                       int64_t sliceStride, int64_t kOffset,
+                                                                       int rowBlocks, Scratch s) {
+  if (s.header[kFallback]) return;
   int64_t begin, end;
   sliceRange(K, sliceDepth, begin, end);
-  const int64_t body = begin + (end - begin) / 128 * 128;  // whole steps of 32 lanes × 4 floats
-  for (int64_t row = blockIdx.x * int64_t{kColumnWarps} + warp; row < M; row += int64_t{gridDim.x} * kColumnWarps) {
-    const float* const a = A + row * lda;  // 16-byte aligned rows (readyToLaunch); chunks and slices start on 32s
-    for (int c = 0; c < count; ++c) {
-      const float* const b = s.markedB + c * s.lda + kOffset;
-      float sum = 0.0f;
-#pragma unroll 4
-      for (int64_t p = begin + 4 * lane; p < body; p += 128) {
-        const float4 x = *reinterpret_cast<const float4*>(a + p), y = *reinterpret_cast<const float4*>(b + p);
-        sum = fmaf(x.w, y.w, fmaf(x.z, y.z, fmaf(x.y, y.y, fmaf(x.x, y.x, sum))));
-      }
-      for (int64_t p = body + lane; p < end; p += 32) sum = fmaf(a[p], b[p], sum);
-      for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-      if (lane == 0) C[blockIdx.z * sliceStride + row * ldc + s.colList[c]] = sum;
-    }
-  }
+  const int block = static_cast<int>(blockIdx.x);
+  if (block < rowBlocks)
+    recomputeRows(A, lda, B, ldb, C, ldc, N, begin, end, sliceStride, block, rowBlocks, s);
+  else
+    recomputeColumns(A, lda, C, ldc, M, begin, end, sliceStride, kOffset, block - rowBlocks,
+                     static_cast<int>(gridDim.x) - rowBlocks, s);
 }
 
 // --- the launch -------------------------------------------------------------------------------------------------
@@ -531,14 +563,14 @@ void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) 
     f16Gemm<<<static_cast<unsigned>(std::min<int64_t>(tiles, multiprocessors())), kThreads, kSharedBytes, stream>>>(
         mapA, mapB, c, o.ldc, o.m, depth, o.n, sliceDepth, o.sliceStride, tiles, pairs, s);
     checkCuda(cudaGetLastError(), "wgmma-f16");
-    const float* const a = o.a + begin;
     const auto blocks = [](int64_t units, int64_t perBlock) {
-      return static_cast<unsigned>(std::clamp<int64_t>((units + perBlock - 1) / perBlock, 1, kRecomputeBlocks));
+      return static_cast<int>(std::clamp<int64_t>((units + perBlock - 1) / perBlock, 1, kRecomputeBlocks));
     };
-    recomputeMarkedRows<<<dim3(blocks(o.n, 32), 1, static_cast<unsigned>(slices)), 32 * kRowWarps, 0, stream>>>(
-        a, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb, c, o.ldc, depth, o.n, sliceDepth, o.sliceStride, s);
-    recomputeMarkedColumns<<<dim3(blocks(o.m, kColumnWarps), 1, static_cast<unsigned>(slices)), 32 * kColumnWarps, 0,
-                             stream>>>(a, o.lda, c, o.ldc, o.m, depth, sliceDepth, o.sliceStride, begin, s);
+    const int rowBlocks = blocks(o.n, 32), columnBlocks = blocks(o.m, kRecomputeWarps);
+    recomputeMarked<<<dim3(static_cast<unsigned>(rowBlocks + columnBlocks), 1, static_cast<unsigned>(slices)),
+                      32 * kRecomputeWarps, 0, stream>>>(o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb,
+                                                         c, o.ldc, o.m, depth, o.n, sliceDepth, o.sliceStride, begin,
+                                                         rowBlocks, s);
     checkCuda(cudaGetLastError(), "wgmma-f16: marked rows and columns");
   });
   // Step 4 in TF32 where too many rows or columns were marked: launched always, it does nothing unless the flag
