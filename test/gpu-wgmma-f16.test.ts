@@ -64,6 +64,26 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
       expect(sameBytes(await matmul(a, b, { m, k, n }, TF32), c)).toBe(true);
     });
 
+    test('tiny values whose terms are all an element has: added by their corrections, each once, the same bits twice', async () => {
+      // Rows 0 and 1 of B equal (their terms cancel exactly wherever A's row holds 1 and −1 there), but in columns
+      // 7 and 8, where both are 1; B's row 2 U[-1,1]. Rows 3 and 40 of A: 1, −1, 1e-12 (2^40 below: held by no
+      // fp16 scaling), zeros after; so C(3, j) is 1e-12·B(2, j) alone. Column 7 of B: 1e-12 at rows 2 … 9 and 0
+      // further down, against its rows' largest ~1: C(i, 7) is the sum of A(i, 2 … 9)·1e-12 alone. At (3, 7) and
+      // (40, 7) the one term is 1e-12·1e-12, which a correction of A and one of B must not both add.
+      const a = randomMatrix(m * k), b = randomMatrix(k * n);
+      for (let j = 0; j < n; j++) b[n + j] = b[j] = j === 7 || j === 8 ? 1 : b[j];
+      for (const r of [3, 40]) for (let p = 0; p < k; p++) a[r * k + p] = [1, -1, 1e-12][p] ?? 0;
+      for (let i = 0; i < m; i++) if (i !== 3 && i !== 40) a[i * k + 1] = -a[i * k]; // their terms cancel in column 7 too
+      for (let p = 2; p < k; p++) b[p * n + 7] = p < 10 ? 1e-12 : 0;
+      const c = await matmul(a, b, { m, k, n }, TF32);
+      const want = referenceProduct(a, b, m, k, n);
+      expect(finiteAgree(c, want, a, b, m, k, n, 3e-3)).toBe(true);
+      const close = (i: number, j: number) => Math.abs(c[i * n + j] - want[i * n + j]) <= 1e-5 * Math.abs(want[i * n + j]);
+      for (const i of [3, 40]) for (const j of [0, 7, 100, 309]) expect(close(i, j)).toBe(true);
+      for (const i of [0, 5, 299]) expect(close(i, 7)).toBe(true);
+      expect(sameBytes(await matmul(a, b, { m, k, n }, TF32), c)).toBe(true);
+    });
+
     test.each([
       ['a few rows and columns (recomputed in fp32)', 3],
       ['more than 4 rows and columns (the product falls back to step 4)', 40],

@@ -14,11 +14,13 @@
 //     in the 128-byte swizzle, two consumer warpgroups multiply 64×256 each; persistent blocks walk the tiles in
 //     groups of 8 tile rows, the producer loading the next tile while the consumers store the last;
 //   - a value the scaling cannot hold exactly (one more than 2^28 below its row's largest, which fp16 would make
-//     subnormal) and a non-finite one mark their row of C (A) or column (B) to be recomputed with fp32 FMAs (K shared
-//     out among threads, their sums added in a fixed order), as every kernel recomputes non-finite results
-//     (kernels/helpers.cuh): NaN and ±∞ where an IEEE product has them, and no value lost below the scaling.
-//     Ordinary data marks few (about one value in 2^29 of U[-1,1]'s). Past kMarked rows or columns, the product is
-//     step 4's in TF32 instead (its launch waits on a flag in device memory, so nothing waits on the host).
+//     subnormal) is left out of the fp16 product and its terms added afterwards in fp32, a correction of n (or m)
+//     FMAs, in order of k; a non-finite one, or more tiny values than the corrections take, marks its row of C (A)
+//     or column (B) to be recomputed with fp32 FMAs (K shared out among threads, their sums added in a fixed order),
+//     as every kernel recomputes non-finite results (kernels/helpers.cuh): NaN and ±∞ where an IEEE product has
+//     them, and no value lost below the scaling. Ordinary data has few such values (about one in 2^29 of
+//     U[-1,1]'s). Past kMarked rows or columns, the product is step 4's in TF32 instead (its launch waits on a flag
+//     in device memory, so nothing waits on the host).
 // Special values: every operand is finite and scaled within range wherever the fp16 product is kept, so it needs no
 // magnitude classes; the passes find them for the fallback. Long K is split by the plan into slices, as step 4's.
 // fp32 requests run step 4's 3xTF32 variants (an fp16 split for fp32 accuracy is not built).
@@ -78,15 +80,52 @@ enum Header : int {
   kFallback,    // nonzero: step 4 computes this run (marks past kMarked, here or in B)
   kRowCount,    // rows of A marked
   kAClasses,    // A's magnitude classes (helpers.cuh), for the fallback
-  kColCount,    // columns of B marked
+  kCorrACount,  // A's corrections (entries of corrA), and the rows they are in (segments of segA)
+  kSegACount,
+  kRunWordCount,  // the words above are found again each run (a row panel's A); the ones below once per B
+  kColCount = kRunWordCount,  // columns of B marked
   kBClasses,
   kBFallback,   // B alone marked more than kMarked columns
-  kHeaderWords = 8
+  kCorrBCount,  // B's corrections (entries of corrB), and the columns they are in (corrCols)
+  kCorrColCount,
+  kHeaderWords = 12
+};
+
+// A value held in neither fp16 nor its row's scaling that is finite (a tiny one) is not recomputed with its whole
+// row or column: the fp16 product leaves its terms out (its fp16 copy is 0), and a correction adds them afterwards
+// in fp32, n FMAs for a value of A (A_ik·B_kj across row k of B), m for one of B (A_ik·B_kj down column k of A, A's
+// value where fp16 held it, so that a term two corrections share counts once). Each element's corrections are
+// added in order of k, so the bits do not depend on which thread found what first. At most kRowCorrections in a
+// row of A and kColumnCorrections in a column of B, kCorrections in each operand and kCorrectionRows rows: past
+// those the row or column is marked and recomputed as before.
+constexpr int kRowCorrections = 16, kColumnCorrections = 16;
+// 256 in each operand: each costs a pass over a row or column of C (n or m scattered FMAs); 0.01% of 4096² values,
+// 1 678 in each, took the product to 0.36× cuBLAS TF32 where the fallback gives 0.80× (bench/NOTES.md, "wgmma-f16:
+// a correction per tiny value").
+constexpr int kCorrections = 256, kCorrectionRows = 256;
+struct CorrectionA {  // A_ik, in its row's segment
+  int32_t k;
+  float value;
+};
+struct RowSegment {  // row i's corrections: corrA[first …], in order of k
+  int32_t row, first, count, unused;
+};
+struct CorrectionB {  // B_kj, a link of column j's list (next: the entry before it, numbered from 1; 0 at its end)
+  int32_t k, col, next;
+  float value;
 };
 struct Scratch {
   uint32_t* header;
   int32_t *rowList, *colList;
   uint32_t* colFlag;  // n
+  // n each, after colFlag (one memset clears the three): column j's last correction (numbered from 1, 0: none),
+  // and how many it has.
+  int32_t *colHead, *colCorrections;
+  CorrectionB* corrB;                 // kCorrections
+  int32_t* corrCols;                  // kCorrections: the columns with corrections
+  CorrectionA* corrA;                 // kCorrections
+  RowSegment* segA;                   // kCorrectionRows
+  int32_t* rowCorrected;              // rows: whether the row has a segment
   int32_t *expB, *expA;  // k, rows
   float* markedB;        // min(kMarked, n) rows of lda floats: column colList[c] of B (k long) from c·lda
   __half *a, *b;
@@ -104,11 +143,18 @@ struct Scratch {
     header = reinterpret_cast<uint32_t*>(take(4 * (kHeaderWords + 2 * kMarked)));
     rowList = reinterpret_cast<int32_t*>(header + kHeaderWords);
     colList = rowList + kMarked;
-    colFlag = reinterpret_cast<uint32_t*>(take(4 * n));
+    colFlag = reinterpret_cast<uint32_t*>(take(4 * 3 * n));
+    colHead = reinterpret_cast<int32_t*>(colFlag + n);
+    colCorrections = colHead + n;
+    corrB = reinterpret_cast<CorrectionB*>(take(sizeof(CorrectionB) * kCorrections));
+    corrCols = reinterpret_cast<int32_t*>(take(4 * kCorrections));
+    corrA = reinterpret_cast<CorrectionA*>(take(sizeof(CorrectionA) * kCorrections));
+    segA = reinterpret_cast<RowSegment*>(take(sizeof(RowSegment) * kCorrectionRows));
     expB = reinterpret_cast<int32_t*>(take(4 * k));
     markedB = reinterpret_cast<float*>(take(4 * std::min<int64_t>(kMarked, n) * lda));
     b = reinterpret_cast<__half*>(take(2 * k * ldb));
     expA = reinterpret_cast<int32_t*>(take(4 * rows));
+    rowCorrected = reinterpret_cast<int32_t*>(take(4 * rows));
     a = reinterpret_cast<__half*>(take(2 * rows * lda));
     bytes = static_cast<int64_t>(p - reinterpret_cast<uintptr_t>(base));
   }
@@ -221,6 +267,22 @@ __device__ __forceinline__ uint32_t classesOf(uint32_t low, uint32_t high) {
 }
 constexpr uint32_t kNoneYet = 0xffffffffu;  // `low` of a row with no non-zero value
 
+// Column c of B marked, to be recomputed whole (once).
+__device__ __forceinline__ void markColumn(const Scratch& s, int64_t c) {
+  if (atomicExch(&s.colFlag[c], 1u) == 0) mark(s.header, kColCount, kBFallback, s.colList, static_cast<int32_t>(c));
+}
+
+// B_rc, a tiny value, as a correction: linked into column c's list; past the column's share or B's, the column is
+// marked instead (the entries it has are then left unused).
+__device__ __forceinline__ void correctB(const Scratch& s, int64_t r, int64_t c, float x) {
+  if (atomicAdd(&s.colCorrections[c], 1) >= kColumnCorrections) return markColumn(s, c);
+  const uint32_t e = atomicAdd(&s.header[kCorrBCount], 1u);
+  if (e >= static_cast<uint32_t>(kCorrections)) return markColumn(s, c);
+  const int32_t previous = atomicExch(&s.colHead[c], static_cast<int32_t>(e + 1));
+  s.corrB[e] = {static_cast<int32_t>(r), static_cast<int32_t>(c), previous, x};
+  if (previous == 0) s.corrCols[atomicAdd(&s.header[kCorrColCount], 1u)] = static_cast<int32_t>(c);
+}
+
 // Row r of B (n columns, ldb) scaled by 2^v_r into s.b, v_r into s.expB[r]; columns holding a value not held
 // exactly are marked (once each); B's magnitude classes ORed into the header. A block per row.
 __global__ void __launch_bounds__(kPassThreads) scaleRowsOfB(const float* __restrict__ B, int64_t ldb, int64_t k,
@@ -244,10 +306,31 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfB(const float* __rest
       bool held;
       const __half h = v == kZeroRow ? __half() : scaledHalf(x, v, held);
       if (v == kZeroRow) held = x == 0.0f;
-      if (!held && atomicExch(&s.colFlag[c], 1u) == 0) mark(s.header, kColCount, kBFallback, s.colList, static_cast<int32_t>(c));
+      if (!held) {
+        if (finite(x))
+          correctB(s, r, c, x);
+        else
+          markColumn(s, c);
+      }
       return h;
     });
   }
+}
+
+// Row i's tiny values as its segment of corrections, in order of k; false (the row is to be marked) past A's share.
+__device__ __forceinline__ bool keepCorrections(const Scratch& s, int64_t i, CorrectionA* found, int count) {
+  for (int x = 1; x < count; ++x)  // insertion sort: at most kRowCorrections
+    for (int y = x; y > 0 && found[y - 1].k > found[y].k; --y) {
+      const CorrectionA t = found[y];
+      found[y] = found[y - 1], found[y - 1] = t;
+    }
+  const uint32_t first = atomicAdd(&s.header[kCorrACount], static_cast<uint32_t>(count));
+  const uint32_t segment = atomicAdd(&s.header[kSegACount], 1u);
+  if (segment >= static_cast<uint32_t>(kCorrectionRows)) return false;
+  const bool fits = first + count <= static_cast<uint32_t>(kCorrections);
+  for (int e = 0; fits && e < count; ++e) s.corrA[first + e] = found[e];
+  s.segA[segment] = {static_cast<int32_t>(i), static_cast<int32_t>(first), fits ? count : 0, 0};
+  return fits;
 }
 
 // Row i of A (k columns, lda) scaled by 2^(s_i − v_k) at column k into s.a, s_i into s.expA[i]; rows holding a
@@ -271,6 +354,10 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __rest
     });
     blockExtremes(top, high, low);
     const int scale = top == INT_MIN ? 0 : kTopExponent + kBias - top;  // E − v_k + scale ≤ 141 = 14 + kBias
+    __shared__ CorrectionA found[kRowCorrections];  // the row's tiny values, in the order threads found them
+    __shared__ int foundCount;
+    if (threadIdx.x == 0) foundCount = 0;
+    __syncthreads();
     bool marked = false;
     visit.second(s.a + i * s.lda, [&](int64_t c, float x) {
       const int v = s.expB[c];
@@ -278,10 +365,17 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __rest
       // Against a row of B of zeros, A's value only needs to be finite (∞·0 is NaN).
       const __half h = v == kZeroRow ? __half() : scaledHalf(x, scale - v, held);
       if (v == kZeroRow) held = finite(x);
-      marked |= !held;
+      if (!held) {
+        const int at = finite(x) ? atomicAdd(&foundCount, 1) : kRowCorrections;  // a tiny value: a correction
+        if (at < kRowCorrections) found[at] = {static_cast<int32_t>(c), x};
+        else marked = true;
+      }
       return h;
     });
-    if (__syncthreads_or(marked) && threadIdx.x == 0) mark(s.header, kRowCount, kFallback, s.rowList, static_cast<int32_t>(i));
+    const bool rowMarked = __syncthreads_or(marked);
+    if (threadIdx.x == 0) s.rowCorrected[i] = !rowMarked && foundCount > 0 && keepCorrections(s, i, found, foundCount);
+    if (threadIdx.x == 0 && (rowMarked || (foundCount > 0 && !s.rowCorrected[i])))
+      mark(s.header, kRowCount, kFallback, s.rowList, static_cast<int32_t>(i));
     if (threadIdx.x == 0) {
       s.expA[i] = scale;
       if (const uint32_t classes = classesOf(low, high)) atomicOr(&s.header[kAClasses], classes);
@@ -500,26 +594,121 @@ __device__ __forceinline__ void recomputeColumns(const float* __restrict__ A, in
   }
 }
 
-// The marked rows and columns of C, slice blockIdx.z, by fp32 FMAs, in one launch: its first rowBlocks blocks take
-// the rows, the others the columns, each element written by one of them (a marked row's marked columns by the
-// columns' part), so that neither waits for the other. (Two launches, one after the other, each read of B or A
-// at a fraction of the bandwidth, took a marked row and column at 4096³ from 0.316 to 0.448 ms: bench/NOTES.md,
-// "wgmma-f16's marked rows and columns in one launch".)
+// Whether row i of C is marked (recomputed whole).
+__device__ __forceinline__ bool rowMarked(const Scratch& s, int64_t i) {
+  const int count = min(static_cast<int>(s.header[kRowCount]), kMarked);
+  for (int r = 0; r < count; ++r)
+    if (s.rowList[r] == i) return true;
+  return false;
+}
+
+// Column j's corrections, in order of k, into ks and values; returns how many.
+__device__ __forceinline__ int columnCorrections(const Scratch& s, int64_t j, int32_t (&ks)[kColumnCorrections],
+                                                 float (&values)[kColumnCorrections]) {
+  int count = 0;
+  for (int32_t e = s.colHead[j]; e > 0 && count < kColumnCorrections; e = s.corrB[e - 1].next) {
+    const CorrectionB x = s.corrB[e - 1];
+    int y = count++;
+    for (; y > 0 && ks[y - 1] > x.k; --y) ks[y] = ks[y - 1], values[y] = values[y - 1];
+    ks[y] = x.k, values[y] = x.value;
+  }
+  return count;
+}
+
+// C(i, j), in the slice of K each k falls in, plus column j's corrections (ks, values: count of them, in order of
+// k) with k in [kBegin, kBegin + depth) (A whole, from k 0): A_ik·B_kj with A's value where fp16 held it (0 where it
+// did not: a correction of row i adds that term).
+__device__ __forceinline__ void addColumnCorrections(const float* A, int64_t lda, float* C, int64_t ldc, int64_t i,
+                                                     int64_t j, const int32_t (&ks)[kColumnCorrections],
+                                                     const float (&values)[kColumnCorrections], int count,
+                                                     int64_t kBegin, int64_t depth, int64_t sliceDepth,
+                                                     int64_t sliceStride, const Scratch& s) {
+  for (int q = 0; q < count; ++q) {
+    const int64_t k = ks[q] - kBegin;
+    if (k < 0 || k >= depth) continue;
+    const float a = __half2float(s.a[i * s.lda + ks[q]]) != 0.0f ? A[i * lda + ks[q]] : 0.0f;
+    float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + i * ldc + j;
+    *out = fmaf(a, values[q], *out);
+  }
+}
+
+// The rows' corrections: a block per segment (grid-stride), its threads a column each (but the marked ones): the
+// row's corrections with k in this chunk, in order of k (A_ik·B_kj, B as the caller holds it), then the column's.
+__device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t lda, const float* __restrict__ B,
+                                            int64_t ldb, float* C, int64_t ldc, int64_t N, int64_t kBegin, int64_t depth,
+                                            int64_t sliceDepth, int64_t sliceStride, int block, int blocks,
+                                            const Scratch& s) {
+  const int segments = min(static_cast<int>(s.header[kSegACount]), kCorrectionRows);
+  for (int segment = block; segment < segments; segment += blocks) {
+    const RowSegment row = s.segA[segment];
+    if (row.count == 0) continue;  // its corrections did not fit: the row is marked
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      if (s.colFlag[j]) continue;
+      for (int e = 0; e < row.count; ++e) {
+        const CorrectionA x = s.corrA[row.first + e];
+        const int64_t k = x.k - kBegin;
+        if (k < 0 || k >= depth) continue;
+        float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + row.row * ldc + j;
+        *out = fmaf(x.value, B[x.k * ldb + j], *out);
+      }
+      if (s.colHead[j] > 0) {
+        int32_t ks[kColumnCorrections];
+        float values[kColumnCorrections];
+        const int count = columnCorrections(s, j, ks, values);
+        addColumnCorrections(A, lda, C, ldc, row.row, j, ks, values, count, kBegin, depth, sliceDepth, sliceStride, s);
+      }
+    }
+  }
+}
+
+// The columns' corrections in the rows that have none of their own (correctRows adds them there): a block per
+// corrected column (grid-stride), its threads a row each (but the marked ones).
+__device__ __forceinline__ void correctColumns(const float* __restrict__ A, int64_t lda, float* C, int64_t ldc,
+                                               int64_t M, int64_t kBegin, int64_t depth, int64_t sliceDepth,
+                                               int64_t sliceStride, int block, int blocks, const Scratch& s) {
+  const int columns = min(static_cast<int>(s.header[kCorrColCount]), kCorrections);
+  for (int column = block; column < columns; column += blocks) {
+    const int64_t j = s.corrCols[column];
+    if (s.colFlag[j]) continue;
+    int32_t ks[kColumnCorrections];
+    float values[kColumnCorrections];
+    const int count = columnCorrections(s, j, ks, values);  // once a column, for all its rows
+    for (int64_t i = threadIdx.x; i < M; i += blockDim.x)
+      if (!s.rowCorrected[i] && !rowMarked(s, i))
+        addColumnCorrections(A, lda, C, ldc, i, j, ks, values, count, kBegin, depth, sliceDepth, sliceStride, s);
+  }
+}
+
+// The marked rows and columns of C, slice blockIdx.z, by fp32 FMAs, and the corrections, in one launch: its first
+// rowBlocks blocks take the marked rows, the next columnBlocks the marked columns, then kCorrectionBlocks the rows'
+// corrections and kCorrectionBlocks the columns' (in slice 0's blocks alone: each correction goes into the slice its
+// k falls in). Each element is written by one of them (a marked row's marked columns by the columns' part, a
+// corrected row's corrected columns by the rows' corrections), so that none waits for another. (Two launches, one
+// after the other, each read of B or A at a fraction of the bandwidth, took a marked row and column at 4096³ from
+// 0.316 to 0.448 ms: bench/NOTES.md, "wgmma-f16's marked rows and columns in one launch".) A and B start at this
+// chunk's first k, kOffset into the caller's.
+constexpr int kCorrectionBlocks = 64;
 __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const float* __restrict__ A, int64_t lda,
                                                                        const float* __restrict__ B, int64_t ldb,
                                                                        float* C, int64_t ldc, int64_t M, int64_t K,
                                                                        int64_t N, int64_t sliceDepth,
                                                                        int64_t sliceStride, int64_t kOffset,
-                                                                       int rowBlocks, Scratch s) {
+                                                                       int rowBlocks, int columnBlocks, Scratch s) {
   if (s.header[kFallback]) return;
   int64_t begin, end;
   sliceRange(K, sliceDepth, begin, end);
   const int block = static_cast<int>(blockIdx.x);
+  const int corrections = rowBlocks + columnBlocks;
   if (block < rowBlocks)
     recomputeRows(A, lda, B, ldb, C, ldc, N, begin, end, sliceStride, block, rowBlocks, s);
-  else
-    recomputeColumns(A, lda, C, ldc, M, begin, end, sliceStride, kOffset, block - rowBlocks,
-                     static_cast<int>(gridDim.x) - rowBlocks, s);
+  else if (block < corrections)
+    recomputeColumns(A, lda, C, ldc, M, begin, end, sliceStride, kOffset, block - rowBlocks, columnBlocks, s);
+  else if (blockIdx.z == 0 && block < corrections + kCorrectionBlocks)
+    correctRows(A - kOffset, lda, B - kOffset * ldb, ldb, C, ldc, N, kOffset, K, sliceDepth, sliceStride,
+                block - corrections, kCorrectionBlocks, s);
+  else if (blockIdx.z == 0)
+    correctColumns(A - kOffset, lda, C, ldc, M, kOffset, K, sliceDepth, sliceStride,
+                   block - corrections - kCorrectionBlocks, kCorrectionBlocks, s);
 }
 
 // --- the launch -------------------------------------------------------------------------------------------------
@@ -534,11 +723,10 @@ void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) 
   if (o.m > INT32_MAX - kRows || o.n > INT32_MAX - kCols || !chunksOfK(o))
     throw MatmulError(ErrorKind::Range, "wgmma-f16: this shape needs the plan's split of K (internal error)");
   const Scratch s(o.scratch, o.m, o.k, o.n);
-  constexpr size_t kRunWords = 3 * sizeof(uint32_t);  // kFallback, kRowCount, kAClasses: found again each run
-  static_assert(kFallback == 0 && kRowCount == 1 && kAClasses == 2, "the header's per-run words come first");
+  constexpr size_t kRunWords = kRunWordCount * sizeof(uint32_t);  // found again each run: the header's first words
   if (!o.scratchHoldsB) {
     checkCuda(cudaMemsetAsync(s.header, 0, sizeof(uint32_t) * kHeaderWords, stream), "cudaMemsetAsync(wgmma-f16 header)");
-    checkCuda(cudaMemsetAsync(s.colFlag, 0, sizeof(uint32_t) * o.n, stream), "cudaMemsetAsync(wgmma-f16 column flags)");
+    checkCuda(cudaMemsetAsync(s.colFlag, 0, sizeof(uint32_t) * 3 * o.n, stream), "cudaMemsetAsync(wgmma-f16 columns)");
     scaleRowsOfB<<<passBlocks(o.k), kPassThreads, 0, stream>>>(o.exactB, o.exactLdb, o.k, o.n, s);
     checkCuda(cudaGetLastError(), "wgmma-f16: B in fp16");
   } else {
@@ -567,10 +755,10 @@ void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) 
       return static_cast<int>(std::clamp<int64_t>((units + perBlock - 1) / perBlock, 1, kRecomputeBlocks));
     };
     const int rowBlocks = blocks(o.n, 32), columnBlocks = blocks(o.m, kRecomputeWarps);
-    recomputeMarked<<<dim3(static_cast<unsigned>(rowBlocks + columnBlocks), 1, static_cast<unsigned>(slices)),
-                      32 * kRecomputeWarps, 0, stream>>>(o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb,
-                                                         c, o.ldc, o.m, depth, o.n, sliceDepth, o.sliceStride, begin,
-                                                         rowBlocks, s);
+    const unsigned grid = static_cast<unsigned>(rowBlocks + columnBlocks + 2 * kCorrectionBlocks);
+    recomputeMarked<<<dim3(grid, 1, static_cast<unsigned>(slices)), 32 * kRecomputeWarps, 0, stream>>>(
+        o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb, c, o.ldc, o.m, depth, o.n, sliceDepth,
+        o.sliceStride, begin, rowBlocks, columnBlocks, s);
     checkCuda(cudaGetLastError(), "wgmma-f16: marked rows and columns");
   });
   // Step 4 in TF32 where too many rows or columns were marked: launched always, it does nothing unless the flag
