@@ -12,9 +12,8 @@
 //    allocation waits for the device: by the time it returns the work before it is done, and so may the write.
 'use strict';
 const { info, Matrix, matmul } = require('..');
-const { random } = require('./inputs');
+const { median, random } = require('./inputs');
 
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const us = (ms) => `${(ms * 1000).toFixed(0)} µs`;
 
 async function timeEach(runs, call) {

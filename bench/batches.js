@@ -8,15 +8,13 @@
 //   node bench/batches.js [--batch=20000] [--sizes=16,64] [--warm-up=300]
 'use strict';
 const { Matrix, gemm, info } = require('..');
-const { argument, pytorchNumbers, random } = require('./inputs');
+const { argument, median, now, pytorchNumbers, random } = require('./inputs');
 
 const BATCH = Number(argument('batch', 20000));
 const SIZES = argument('sizes', '16,64').split(',').map(Number);
 const CALLS = Number(argument('calls', 7));
 const WARM_UP = Number(argument('warm-up', 300));
 
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
 async function timed(call) {
   const times = [];

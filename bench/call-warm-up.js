@@ -5,10 +5,8 @@
 //   node bench/call-warm-up.js
 'use strict';
 const { Matrix, gemm } = require('..');
-const { random } = require('./inputs');
+const { median, now, random } = require('./inputs');
 const BATCH = 20000, n = 16;
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 async function matrices(label) {
   const [A, B, C] = await Promise.all([Matrix.from(random(BATCH*n*n), BATCH*n, n), Matrix.from(random(BATCH*n*n), BATCH*n, n), Matrix.from(new Float32Array(BATCH*n*n), BATCH*n, n)]);
   const args = { a: A, b: B, c: C, m: n, k: n, n, batch: BATCH };

@@ -9,20 +9,13 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { Matrix, info } = require('..');
-const { argument, pytorchNumbers } = require('./inputs');
+const { argument, median, now, pytorchNumbers, random } = require('./inputs');
 
 const SIZE = Number(argument('size', 4096));
 const PRECISIONS = argument('precision', 'tf32,fp32').split(',');
 const ROUNDS = Number(argument('rounds', 5));
 const IN_FLIGHT = 40;
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
-function uniform(length) {
-  const x = new Float32Array(length);
-  for (let i = 0; i < length; i++) x[i] = Math.random() * 2 - 1;
-  return x;
-}
 function normal(length) {
   const x = new Float32Array(length);
   for (let i = 0; i < length; i += 2) {
@@ -34,7 +27,7 @@ function normal(length) {
 }
 // Each distribution makes one operand; A and B are drawn from it independently.
 const DISTRIBUTIONS = [
-  ['uniform', uniform],
+  ['uniform', random],
   ['normal', normal],
   ['normal, 0.01% of values 1e-10 of their size', (length) => {
     const x = normal(length);
@@ -43,7 +36,7 @@ const DISTRIBUTIONS = [
   }],
   ['ReLU\'d normal', (length) => normal(length).map((v) => Math.max(v, 0))],
   ['uniform, one value of 1e-12', (length) => {
-    const x = uniform(length);
+    const x = random(length);
     x[Math.floor(Math.random() * length)] = 1e-12;
     return x;
   }],

@@ -8,10 +8,8 @@
 // CUDA_MATMUL_KERNELS_BIN for the kernel alone; prints a table.
 'use strict';
 const { Matrix } = require('..');
-const { outputOf, random } = require('./inputs');
+const { median, now, outputOf, random } = require('./inputs');
 
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 const tflops = ({ m, k, n }, ms) => (2 * m * k * n) / (ms * 1e-3) / 1e12;
 const IN_FLIGHT = 40;
 const ROUNDS = 5; // timed, after one untimed: 240 products back to back

@@ -1,5 +1,5 @@
 // What the benchmark scripts share: fresh U[-1,1] inputs, the special-value operands, the relative Frobenius
-// error ‖got − ref‖ / ‖ref‖, PyTorch's figures and --name=value arguments. test/special-values.test.ts uses the
+// error ‖got − ref‖ / ‖ref‖, PyTorch's figures, --name=value arguments, medians and a millisecond clock. test/special-values.test.ts uses the
 // special-value operands too.
 'use strict';
 const { execFileSync } = require('child_process');
@@ -67,4 +67,8 @@ function argument(name, fallback) {
   return given ? given.slice(name.length + 3) : fallback;
 }
 
-module.exports = { argument, random, relativeError, specialOperands, outputOf, pytorchNumbers };
+// The median of a list of times (the upper one of the middle two for an even count), and a clock in milliseconds.
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+module.exports = { argument, median, now, random, relativeError, specialOperands, outputOf, pytorchNumbers };

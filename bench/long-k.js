@@ -6,13 +6,11 @@
 //   node bench/long-k.js [--shapes=256x4096x256,128x16384x128] [--precision=fp32]
 'use strict';
 const { Matrix } = require('..');
-const { argument, pytorchNumbers, random } = require('./inputs');
+const { argument, median, now, pytorchNumbers, random } = require('./inputs');
 
 const SHAPES = argument('shapes', '256x4096x256,128x16384x128').split(',').map((s) => s.split('x').map(Number));
 const PRECISION = argument('precision', 'fp32');
 const IN_FLIGHT = 40, ROUNDS = 7, AWAITED = 300, SETS = 8;
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
 async function ours([m, k, n]) {
   const sets = [];

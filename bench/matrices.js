@@ -10,10 +10,8 @@
 'use strict';
 const { Matrix, gemm, matmul } = require('..');
 const { disposeSets, inFlightAgainstAlone, inFlightMs, operandSets } = require('./inflight');
-const { pytorchNumbers, random } = require('./inputs');
+const { median, now, pytorchNumbers, random } = require('./inputs');
 
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 const tflops = (n, ms) => (2 * n ** 3) / (ms * 1e-3) / 1e12;
 
 // Each product awaited before the next: what a request handler that needs its result sees, in a process that has

@@ -6,11 +6,10 @@
 'use strict';
 const { Matrix } = require('..');
 const { monitorEventLoopDelay, PerformanceObserver } = require('perf_hooks');
-const { random } = require('./inputs');
+const { now, random } = require('./inputs');
 
 const [m, k, n] = (process.argv[2] || '64x4096x1024').split('x').map(Number);
 const LOOPS = Number(process.argv[3] || 64);
-const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 const quantile = (xs, q) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
 
 const calls = { from: [], matmul: [], toArray: [], disposeX: [], disposeY: [] };

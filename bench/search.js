@@ -13,7 +13,7 @@
 'use strict';
 const fs = require('fs');
 const { Matrix, gemm, matmul, info } = require('..');
-const { argument, pytorchNumbers, random } = require('./inputs');
+const { argument, median, now, pytorchNumbers, random } = require('./inputs');
 
 const ROWS = Number(argument('rows', 1_000_000));
 const DIM = Number(argument('dim', 768));
@@ -22,8 +22,6 @@ const BANDWIDTH = Number(argument('bandwidth', 3.35)) * 1e12;
 const CALLS = Number(argument('calls', 30));
 const WARM_UP = 5;
 
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
 // A corpus of U[-1,1] floats from a fast generator (3 GB from Math.random takes most of a minute).
 function corpus(length) {

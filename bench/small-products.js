@@ -9,9 +9,8 @@
 'use strict';
 const { execFileSync } = require('child_process');
 const { allocHost, matmul } = require('..');
-const { pytorchNumbers, random, relativeError } = require('./inputs');
+const { median, pytorchNumbers, random, relativeError } = require('./inputs');
 
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const now = () => Number(process.hrtime.bigint()) / 1e3; // µs
 
 function reference(a, b, n) {

@@ -5,15 +5,13 @@
 //   node bench/transposes.js [--shapes=4096x4096x4096,8192x1024x512] [--precision=fp32] [--calls=20]
 'use strict';
 const { Matrix, gemm, info } = require('..');
-const { argument, pytorchNumbers, random } = require('./inputs');
+const { argument, median, now, pytorchNumbers, random } = require('./inputs');
 
 const SHAPES = argument('shapes', '4096x4096x4096,8192x1024x512').split(',').map((s) => s.split('x').map(Number));
 const PRECISION = argument('precision', 'fp32');
 const CALLS = Number(argument('calls', 20));
 const WARM_UP = 5;
 const LAYOUTS = [[false, false], [true, false], [false, true], [true, true]];
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 const held = () => info().memory.deviceBytesInUse + info().memory.deviceBytesCached;
 
 async function ours([m, k, n], [transA, transB]) {
