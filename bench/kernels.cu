@@ -206,11 +206,13 @@ Runner onStoredTranspose(const cuda_matmul::KernelPlan& plan, const Problem& p) 
   const int64_t ldbt = paddedPitch(p.k);
   const GivenTransposes made = givenTransposes(p, Rounding::None);
   auto launch = std::make_shared<std::unique_ptr<ProductLaunch>>();
-  return [plan, made, ldbt, launch](GemmOperands o) {
+  // wgmma-f16's launch is made for each call, as product()'s is, so that each makes B's fp16 copy.
+  const bool halfCopies = multipliesHalfCopies(*plan.row, plan.precision);
+  return [plan, made, ldbt, launch, halfCopies](GemmOperands o) {
     o.b = o.exactB = made->at(o.b);
     o.ldb = o.exactLdb = ldbt;
     o.transB = true;
-    if (!*launch) *launch = std::make_unique<ProductLaunch>(plan, 0, o.m, o.n, o.k);
+    if (!*launch || halfCopies) *launch = std::make_unique<ProductLaunch>(plan, 0, o.m, o.n, o.k);
     (*launch)->run(o, nullptr);
   };
 }

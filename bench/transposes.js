@@ -2,13 +2,14 @@
 // Operands held transposed on Matrices: gemm with A held as Aᵀ, B as Bᵀ, both, and neither, each awaited (median of
 // --calls after warm-up), with the device memory each call grew the library's holding by, beside PyTorch's
 // `a.T @ b` (and the rest) on contiguous tensors stored the same way, in the same run. Prints a table.
-//   node bench/transposes.js [--shapes=4096x4096x4096,8192x1024x512] [--precision=fp32] [--calls=20]
+//   node bench/transposes.js [--shapes=4096x4096x4096,8192x1024x512] [--precision=fp32] [--kernel=auto] [--calls=20]
 'use strict';
 const { Matrix, gemm, info } = require('..');
 const { argument, median, now, pytorchNumbers, random } = require('./inputs');
 
 const SHAPES = argument('shapes', '4096x4096x4096,8192x1024x512').split(',').map((s) => s.split('x').map(Number));
 const PRECISION = argument('precision', 'fp32');
+const KERNEL = argument('kernel', 'auto');
 const CALLS = Number(argument('calls', 20));
 const WARM_UP = 5;
 const LAYOUTS = [[false, false], [true, false], [false, true], [true, true]];
@@ -20,7 +21,7 @@ async function ours([m, k, n], [transA, transB]) {
     Matrix.from(random(k * n), transB ? n : k, transB ? k : n),
     Matrix.from(new Float32Array(m * n), m, n),
   ]);
-  const call = () => gemm({ a: A, b: B, c: C, m, k, n, transA, transB }, { precision: PRECISION });
+  const call = () => gemm({ a: A, b: B, c: C, m, k, n, transA, transB }, { precision: PRECISION, kernel: KERNEL });
   const before = held();
   await call();
   const grown = held() - before;
@@ -56,7 +57,7 @@ print(' '.join(str(x) for x in out))
 
 async function main() {
   const device = info().devices[0];
-  console.log(`device: ${device ? device.name : 'none'}; precision ${PRECISION}; Matrices, awaited, median of ${CALLS}`);
+  console.log(`device: ${device ? device.name : 'none'}; precision ${PRECISION}; kernel ${KERNEL}; Matrices, awaited, median of ${CALLS}`);
   const rows = [];
   for (const shape of SHAPES) {
     const theirs = torch(shape);

@@ -11,7 +11,8 @@ export type Backend = 'auto' | 'cuda' | 'cpu';
  * and in tf32 for large products and for those with a long K (1024×8192×2048). `'wgmma-f16'` computes `'tf32'`
  * products on the fp16 tensor cores, twice as fast as the TF32 ones, with the same result: rows of A and B are scaled
  * by powers of two so that each value rounds to fp16 exactly as to TF32; a value the scaling cannot hold (one over
- * 2^28 below the largest of its row) or a non-finite one has its row or column of C recomputed in fp32
+ * 2^28 below the largest of its row or column) has its own terms added in fp32, and a non-finite one (or more such
+ * values than those corrections take) its row or column of C recomputed in fp32; it reads B held as Bᵀ as stored
  * (compute capability 9.0; 'auto' picks it for large tf32 products; in fp32 it runs `'wgmma-t'`'s 3xTF32).
  * `'gemv'` computes products with at most 16 rows or 16 columns (a vector times a matrix, a few queries against
  * a corpus) at the rate the GPU reads the large operand, with A and B read as stored (transposed or not); fp32 in

@@ -32,3 +32,37 @@ export function runScenario(script: string, flags: string[] = [], env: NodeJS.Pr
 export function describeChild(result: ChildResult): string {
   return `status ${result.status}, signal ${result.signal}, ${result.seconds.toFixed(2)} s\n${result.output.slice(-3000)}`;
 }
+
+/**
+ * A gemm on Matrices with A and B held as given (Aᵀ, k×m, where transA; Bᵀ, n×k, where transB; U[-1,1]), in a fresh
+ * process, where no pool holds memory yet: how much the library's device memory grew by during the call, and the
+ * product's relative error on four rows against a float64 sum.
+ */
+export function transposedProductGrowth(m: number, k: number, n: number, transA: boolean, transB: boolean, options: object = {}): { grown: number; error: number } {
+  const result = runScenario(`
+    const { gemm, info, Matrix } = require(ROOT);
+    const held = () => info().memory.deviceBytesInUse + info().memory.deviceBytesCached;
+    (async () => {
+      const [m, k, n, transA, transB] = [${m}, ${k}, ${n}, ${transA}, ${transB}];
+      const random = (length) => Float32Array.from({ length }, () => Math.random() * 2 - 1);
+      const a = random(m * k), b = random(k * n);
+      const [A, B, C] = await Promise.all([
+        Matrix.from(a, transA ? k : m, transA ? m : k), Matrix.from(b, transB ? n : k, transB ? k : n), Matrix.from(new Float32Array(m * n), m, n),
+      ]);
+      const before = held();
+      await gemm({ a: A, b: B, c: C, m, k, n, transA, transB }, ${JSON.stringify(options)});
+      const grown = held() - before;
+      const c = await C.toArray();
+      const elementA = (i, p) => (transA ? a[p * m + i] : a[i * k + p]), elementB = (p, j) => (transB ? b[j * k + p] : b[p * n + j]);
+      let diff = 0, norm = 0;
+      for (const i of [0, 1, 511, m - 1]) for (let j = 0; j < n; j++) {
+        let want = 0;
+        for (let p = 0; p < k; p++) want += elementA(i, p) * elementB(p, j);
+        diff += (c[i * n + j] - want) ** 2; norm += want ** 2;
+      }
+      console.log(JSON.stringify({ grown, error: Math.sqrt(diff / norm) }));
+    })().catch((error) => { console.error(error); process.exit(1); });
+  `);
+  if (result.status !== 0) throw new Error(describeChild(result));
+  return JSON.parse(result.output.trim().split('\n').pop() as string);
+}

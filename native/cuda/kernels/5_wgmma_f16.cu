@@ -9,10 +9,15 @@
 //     into [2^14, 2^15), and each row i of A by 2^(s_i − v_k) at column k, its largest such product into the same
 //     range: A_ik·B_kj = 2^-s_i · A'_ik·B'_kj, and row i of C is 2^-s_i times the fp16 product's row, unscaled as
 //     it is stored. Two passes (scaleRowsOfB, scaleRowsOfA) read A and B once each and write them in fp16;
+//   - B held as Bᵀ (n×k, as a corpus of rows is: registry.h, readsTransposedB) is read as stored, with no transposed
+//     copy: each row of Bᵀ (column j of B) is scaled by 2^w_j into an n×k fp16 copy, each row i of A by 2^s_i alone,
+//     and C_ij is 2^-(s_i + w_j) times the fp16 product's element. Every term of an element is scaled by the same
+//     power of two in either layout, so both give the same sums;
 //   - the product itself is step 3's structure on both operands in shared memory: a producer warpgroup brings
-//     128×64 tiles of A (K-major) and 64×256 tiles of B (as stored: wgmma reads 16-bit operands MN-major too) by TMA
-//     in the 128-byte swizzle, two consumer warpgroups multiply 64×256 each; persistent blocks walk the tiles in
-//     groups of 8 tile rows, the producer loading the next tile while the consumers store the last;
+//     128×64 tiles of A (K-major) and 64×256 tiles of B (as stored: wgmma reads 16-bit operands MN-major too; from
+//     Bᵀ, 256×64 tiles, K-major as A's) by TMA in the 128-byte swizzle, two consumer warpgroups multiply 64×256
+//     each; persistent blocks walk the tiles in groups of 8 tile rows, the producer loading the next tile while the
+//     consumers store the last;
 //   - a value the scaling cannot hold exactly (one more than 2^28 below its row's largest, which fp16 would make
 //     subnormal) is left out of the fp16 product and its terms added afterwards in fp32, a correction of n (or m)
 //     FMAs, in order of k; a non-finite one, or more tiny values than the corrections take, marks its row of C (A)
@@ -59,7 +64,11 @@ constexpr int kBoxCols = 64;             // B's stage tile in boxes of 64 column
 constexpr int kTileBytesA = kRows * kDepth * 2, kBoxBytesB = kBoxCols * kDepth * 2, kTileBytesB = kCols * kDepth * 2;
 constexpr int kStageBytes = kTileBytesA + kTileBytesB, kStages = 4;
 // Stages, then 2 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
-constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+// From Bᵀ, each consumer's columns' exponents for the epilogue (storeUnscaledByColumn), in two buffers: a tile's and
+// the next's; each buffer's columns, then the least and the largest of each warp's.
+constexpr int kExponentWords = kCols + 2 * 4;
+constexpr int kExponentBytes = 2 * 2 * kExponentWords * 4;
+constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + kExponentBytes + 1024;
 constexpr int kThreads = 384;  // warpgroup 0 produces, 1 and 2 multiply
 constexpr int kGroupRows = 8;
 
@@ -73,9 +82,11 @@ constexpr int kZeroRow = INT_MAX;    // v_k of a row of B with no finite non-zer
 constexpr int kMarked = 4;
 
 // The scratch memory ProductLaunch gives this kernel (kernel.h, GemmOperands::scratch), for up to `rows` rows of
-// C: a header of flags and counts, the marked rows' and columns' indices, a flag per column of B, B's exponents, its
-// marked columns gathered (k each) and B in fp16, then A's exponents and A in fp16 (rows padded to 8 halves: 16
-// bytes, as TMA needs).
+// C: a header of flags and counts, the marked rows' and columns' indices, a flag per column of B, B's exponents (a
+// row's each, or a column's where B is held as Bᵀ), its marked columns gathered (k each) and B in fp16 (k×n, or n×k
+// from Bᵀ), then A's exponents and A in fp16. Rows are padded to 64 halves, 128 bytes, the row of a TMA box: with
+// 16 (as TMA needs) a 3000×5000×7001 product from Bᵀ, whose rows of 10 000 bytes put box rows across 32-byte sectors,
+// took 604 µs against 467 from B.
 enum Header : int {
   kFallback,    // nonzero: step 4 computes this run (marks past kMarked, here or in B)
   kRowCount,    // rows of A marked
@@ -126,13 +137,14 @@ struct Scratch {
   CorrectionA* corrA;                 // kCorrections
   RowSegment* segA;                   // kCorrectionRows
   int32_t* rowCorrected;              // rows: whether the row has a segment
-  int32_t *expB, *expA;  // k, rows
+  int32_t *expB, *expA;  // max(k, n), rows
   float* markedB;        // min(kMarked, n) rows of lda floats: column colList[c] of B (k long) from c·lda
   __half *a, *b;
-  int64_t k, lda, ldb;  // K; a's and b's row pitches in halves (lda, a multiple of 8: markedB's in floats too)
+  // K; a's and b's row pitches in halves (lda, a multiple of 64: markedB's in floats too, and b's made from Bᵀ)
+  int64_t k, lda, ldb;
 
   // Each part 256-byte aligned (base is: cudaMalloc's). Laid out from address 0 for its size alone.
-  Scratch(void* base, int64_t rows, int64_t depth, int64_t n) : k(depth), lda((depth + 7) / 8 * 8), ldb((n + 7) / 8 * 8) {
+  Scratch(void* base, int64_t rows, int64_t depth, int64_t n) : k(depth), lda((depth + 63) / 64 * 64), ldb((n + 63) / 64 * 64) {
     uintptr_t p = reinterpret_cast<uintptr_t>(base);
     auto take = [&p](int64_t bytes) {
       void* const at = reinterpret_cast<void*>(p);
@@ -150,9 +162,9 @@ struct Scratch {
     corrCols = reinterpret_cast<int32_t*>(take(4 * kCorrections));
     corrA = reinterpret_cast<CorrectionA*>(take(sizeof(CorrectionA) * kCorrections));
     segA = reinterpret_cast<RowSegment*>(take(sizeof(RowSegment) * kCorrectionRows));
-    expB = reinterpret_cast<int32_t*>(take(4 * k));
+    expB = reinterpret_cast<int32_t*>(take(4 * std::max(k, n)));
     markedB = reinterpret_cast<float*>(take(4 * std::min<int64_t>(kMarked, n) * lda));
-    b = reinterpret_cast<__half*>(take(2 * k * ldb));
+    b = reinterpret_cast<__half*>(take(2 * std::max(k * ldb, n * lda)));
     expA = reinterpret_cast<int32_t*>(take(4 * rows));
     rowCorrected = reinterpret_cast<int32_t*>(take(4 * rows));
     a = reinterpret_cast<__half*>(take(2 * rows * lda));
@@ -283,12 +295,15 @@ __device__ __forceinline__ void correctB(const Scratch& s, int64_t r, int64_t c,
   if (previous == 0) s.corrCols[atomicAdd(&s.header[kCorrColCount], 1u)] = static_cast<int32_t>(c);
 }
 
-// Row r of B (n columns, ldb) scaled by 2^v_r into s.b, v_r into s.expB[r]; columns holding a value not held
-// exactly are marked (once each); B's magnitude classes ORed into the header. A block per row.
+// Row r of B as stored (B: k rows of n, ldb; Bᵀ: n rows of k) scaled by 2^v_r into s.b, v_r into s.expB[r] (from
+// Bᵀ, 0 for a row with no finite non-zero value: the epilogue's w_j); columns of B holding a value not held exactly
+// are marked (once each) or corrected; B's magnitude classes ORed into the header. A block per row.
+template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(kPassThreads) scaleRowsOfB(const float* __restrict__ B, int64_t ldb, int64_t k,
                                                              int64_t n, Scratch s) {
-  for (int64_t r = blockIdx.x; r < k; r += gridDim.x) {
-    RowVisit visit{B + r * ldb, n};
+  const int64_t rows = B_TRANSPOSED ? n : k, cols = B_TRANSPOSED ? k : n;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    RowVisit visit{B + r * ldb, cols};
     uint32_t high = 0, low = kNoneYet;  // the largest finite magnitude bits, the smallest non-zero ones
     visit.first([&](int64_t, float x) {
       const uint32_t m = magnitudeBits(x);
@@ -299,18 +314,19 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfB(const float* __rest
     blockExtremes(unused, high, low);
     const int v = high == 0 ? kZeroRow : kTopExponent - ilogbf(__uint_as_float(high));
     if (threadIdx.x == 0) {
-      s.expB[r] = v;
+      s.expB[r] = B_TRANSPOSED && v == kZeroRow ? 0 : v;
       if (const uint32_t classes = classesOf(low, high)) atomicOr(&s.header[kBClasses], classes);
     }
-    visit.second(s.b + r * s.ldb, [&](int64_t c, float x) {
+    visit.second(s.b + r * (B_TRANSPOSED ? s.lda : s.ldb), [&](int64_t c, float x) {
       bool held;
       const __half h = v == kZeroRow ? __half() : scaledHalf(x, v, held);
       if (v == kZeroRow) held = x == 0.0f;
       if (!held) {
+        const int64_t row = B_TRANSPOSED ? c : r, col = B_TRANSPOSED ? r : c;  // of B
         if (finite(x))
-          correctB(s, r, c, x);
+          correctB(s, row, col, x);
         else
-          markColumn(s, c);
+          markColumn(s, col);
       }
       return h;
     });
@@ -333,8 +349,10 @@ __device__ __forceinline__ bool keepCorrections(const Scratch& s, int64_t i, Cor
   return fits;
 }
 
-// Row i of A (k columns, lda) scaled by 2^(s_i − v_k) at column k into s.a, s_i into s.expA[i]; rows holding a
-// value not held exactly are marked. A block per row; block 0 also carries B's fallback into this run's flag.
+// Row i of A (k columns, lda) scaled by 2^(s_i − v_k) at column k into s.a (from Bᵀ, whose scaling is by column,
+// by 2^s_i: v_k = 0), s_i into s.expA[i]; rows holding a value not held exactly are marked or corrected. A block per
+// row; block 0 also carries B's fallback into this run's flag.
+template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __restrict__ A, int64_t lda, int64_t m,
                                                              int64_t k, Scratch s) {
   if (blockIdx.x == 0 && threadIdx.x == 0 && s.header[kBFallback]) atomicOr(&s.header[kFallback], 1u);
@@ -346,7 +364,7 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __rest
     uint32_t high = 0, low = kNoneYet;
     visit.first([&](int64_t c, float x) {
       const uint32_t bits = magnitudeBits(x);
-      const int v = s.expB[c];
+      const int v = B_TRANSPOSED ? 0 : s.expB[c];
       const bool counts = bits != 0 && bits < kInfinityBits && v != kZeroRow;
       top = max(top, counts ? static_cast<int>(bits >> 23) - v : INT_MIN);
       high = max(high, bits < kInfinityBits ? bits : 0u);
@@ -360,7 +378,7 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __rest
     __syncthreads();
     bool marked = false;
     visit.second(s.a + i * s.lda, [&](int64_t c, float x) {
-      const int v = s.expB[c];
+      const int v = B_TRANSPOSED ? 0 : s.expB[c];
       bool held;
       // Against a row of B of zeros, A's value only needs to be finite (∞·0 is NaN).
       const __half h = v == kZeroRow ? __half() : scaledHalf(x, scale - v, held);
@@ -383,19 +401,63 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __rest
   }
 }
 
-// The marked columns of B (k×n, ldb), each gathered into a row of s.markedB for the recomputation's loads.
+// B_kj as held at B with row pitch ldb: B (k×n), or Bᵀ (n×k).
+template <bool B_TRANSPOSED>
+__device__ __forceinline__ float elementOfB(const float* B, int64_t ldb, int64_t k, int64_t j) {
+  return B_TRANSPOSED ? B[j * ldb + k] : B[k * ldb + j];
+}
+
+// The marked columns of B (as held: B or Bᵀ, ldb), each gathered into a row of s.markedB for the recomputation's
+// loads.
+template <bool B_TRANSPOSED>
 __global__ void gatherMarkedColumns(const float* __restrict__ B, int64_t ldb, int64_t k, Scratch s) {
   const int count = min(static_cast<int>(s.header[kColCount]), kMarked);
   if (s.header[kFallback] || blockIdx.y >= count) return;
   const int64_t col = s.colList[blockIdx.y];
   for (int64_t r = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; r < k; r += int64_t{gridDim.x} * blockDim.x)
-    s.markedB[blockIdx.y * s.lda + r] = B[r * ldb + col];
+    s.markedB[blockIdx.y * s.lda + r] = elementOfB<B_TRANSPOSED>(B, ldb, r, col);
 }
 
 // --- the product ------------------------------------------------------------------------------------------------
 
-// C (M×N, ldc) = 2^-s_i · A'·B' over `tiles` work tiles; split K: slice z into C + z·sliceStride. Does nothing
-// when the run fell back to step 4.
+// From Bᵀ: this thread's elements of a consumer's 64×256 (d[4j + 2h + q]: row row0 + 8h, column col0 + 8j + q of
+// the tile, whose first column is colBase) into C, each times 2^-(s_i + w_j), the tile's w_j from shared memory
+// (then the least and the largest of each warp's). A multiply where every such power of two in the row is a float,
+// else scalbnf: two loops, not a choice per element (the compiler evaluated scalbnf for every element beside the
+// multiply: bench/NOTES.md, "The CUDA 12 variant"). (Loaded from global memory one at a time, each load waited
+// behind the store before it, and the product at 4096³ took 316 µs against 240 with B held row-major: ncu.)
+__device__ __forceinline__ void storeUnscaledByColumn(const float (&d)[128], float* c, int64_t ldc, int64_t row0,
+                                                      int col0, int64_t colBase, int64_t M, int64_t N, bool pairs,
+                                                      const int* tileExponents, const Scratch& s) {
+  int least = tileExponents[kCols], largest = tileExponents[kCols + 1];
+#pragma unroll
+  for (int w = 1; w < 4; ++w) {
+    least = min(least, tileExponents[kCols + 2 * w]);
+    largest = max(largest, tileExponents[kCols + 2 * w + 1]);
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int64_t row = row0 + 8 * h;
+    if (row >= M) continue;
+    const int unscale = -s.expA[row];
+    auto storeRow = [&](auto unscaled) {
+#pragma unroll
+      for (int j = 0; j < kCols / 8; ++j) {
+        const int col = col0 + 8 * j;
+        storePair(c + row * ldc, colBase + col, N, unscaled(d[4 * j + 2 * h], unscale - tileExponents[col]),
+                  unscaled(d[4 * j + 2 * h + 1], unscale - tileExponents[col + 1]), pairs, 0.0f);
+      }
+    };
+    if (unscale - largest >= -126 && unscale - least <= 127)
+      storeRow([](float x, int e) { return x * __int_as_float((e + 127) << 23); });
+    else
+      storeRow([](float x, int e) { return scalbnf(x, e); });
+  }
+}
+
+// C (M×N, ldc) = 2^-s_i · A'·B' (from Bᵀ, 2^-(s_i + w_j) at column j) over `tiles` work tiles; split K: slice z
+// into C + z·sliceStride. Does nothing when the run fell back to step 4.
+template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(kThreads, 1)
     f16Gemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, float* __restrict__ C,
             int64_t ldc, int64_t M, int64_t K, int64_t N, int64_t sliceDepth, int64_t sliceStride, int64_t tiles,
@@ -406,6 +468,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
   uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes);
   uint64_t* const empty = full + kStages;
+  int* const columnExponents = reinterpret_cast<int*>(empty + kStages);
   auto tileA = [&](int stage) { return stages + stage * kStageBytes; };
   auto tileB = [&](int stage) { return stages + stage * kStageBytes + kTileBytesA; };
   if (threadIdx.x == 0) {
@@ -430,8 +493,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (use >= kStages) barrierWait(&empty[stage], ((use / kStages) & 1) ^ 1);  // its last use has finished
         barrierExpectBytes(&full[stage], kStageBytes);
         tmaLoad(tileA(stage), &mapA, k0, static_cast<int>(w.row), &full[stage]);
-        for (int box = 0; box < kCols / kBoxCols; ++box)
-          tmaLoad(tileB(stage) + box * kBoxBytesB, &mapB, static_cast<int>(w.col + box * kBoxCols), k0, &full[stage]);
+        if (B_TRANSPOSED)
+          tmaLoad(tileB(stage), &mapB, k0, static_cast<int>(w.col), &full[stage]);
+        else
+          for (int box = 0; box < kCols / kBoxCols; ++box)
+            tmaLoad(tileB(stage) + box * kBoxBytesB, &mapB, static_cast<int>(w.col + box * kBoxCols), k0, &full[stage]);
       }
     }
     return;
@@ -440,22 +506,31 @@ __global__ void __launch_bounds__(kThreads, 1)
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   const int consumer = warpgroup - 1, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   const bool lead = threadIdx.x % 128 == 0;
-  int use = 0;
+  int use = 0, parity = 0;
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const WorkTile w = workTile<kRows, kCols>(t, M, N, K, sliceDepth, kGroupRows);
     const int kTiles = static_cast<int>((w.depth + kDepth - 1) / kDepth);
+    // From Bᵀ, the tile's columns' exponents w_j, two a thread, loaded now and kept in shared memory for the
+    // epilogue once the product is done.
+    int exponents[2] = {0, 0};
+    if (B_TRANSPOSED)
+      for (int q = 0; q < 2; ++q) {
+        const int64_t col = w.col + threadIdx.x % 128 + 128 * q;
+        if (col < N) exponents[q] = __ldg(&s.expB[col]);
+      }
     float d[128];
 #pragma unroll
     for (int i = 0; i < 128; ++i) d[i] = 0.0f;
     for (int kt = 0; kt < kTiles; ++kt) {
       const int u = use + kt, stage = u % kStages;
       // 16 halves = 32 bytes along A's swizzled rows, 16 rows of B's tile (MN-major: its 64-column boxes
-      // kBoxBytesB apart, sharedDescriptor's leading byte offset).
+      // kBoxBytesB apart, sharedDescriptor's leading byte offset), or from Bᵀ 32 bytes along its rows as A's.
       auto multiply = [&](auto steps) {
 #pragma unroll
         for (int kk = 0; kk < decltype(steps)::value; ++kk)
-          wgmmaF16x256(d, sharedDescriptor(tileA(stage) + consumer * 64 * 128 + kk * 32),
-                       sharedDescriptor(tileB(stage) + kk * 16 * 128, kBoxBytesB));
+          wgmmaF16x256<B_TRANSPOSED>(d, sharedDescriptor(tileA(stage) + consumer * 64 * 128 + kk * 32),
+                                     B_TRANSPOSED ? sharedDescriptor(tileB(stage) + kk * 32)
+                                                  : sharedDescriptor(tileB(stage) + kk * 16 * 128, kBoxBytesB));
       };
       barrierWait(&full[stage], (u / kStages) & 1);
       wgmmaFence();
@@ -479,6 +554,24 @@ __global__ void __launch_bounds__(kThreads, 1)
     // d[4j + 2h + q]: row 16·warp + 8h + g, column 8j + 2t + q of this warpgroup's 64×256 (lane = 4g + t).
     const int64_t slice = sliceDepth > 0 ? w.kBegin / sliceDepth : 0;
     float* const c = C + slice * sliceStride;
+    if (B_TRANSPOSED) {
+      // This tile's buffer: the next tile's writes go to the other, and the one after waits for every warp of the
+      // warpgroup at this barrier, past this epilogue.
+      int* const tileExponents = columnExponents + (2 * consumer + parity) * kExponentWords;
+      parity ^= 1;
+      tileExponents[threadIdx.x % 128] = exponents[0];
+      tileExponents[threadIdx.x % 128 + 128] = exponents[1];
+      int least = min(exponents[0], exponents[1]), largest = max(exponents[0], exponents[1]);
+      for (int offset = 16; offset > 0; offset /= 2) {
+        least = min(least, __shfl_xor_sync(0xffffffffu, least, offset));
+        largest = max(largest, __shfl_xor_sync(0xffffffffu, largest, offset));
+      }
+      if (lane == 0) tileExponents[kCols + 2 * warp] = least, tileExponents[kCols + 2 * warp + 1] = largest;
+      asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+      storeUnscaledByColumn(d, c, ldc, w.row + consumer * 64 + warp * 16 + lane / 4, 2 * (lane % 4), w.col, M, N, pairs,
+                            tileExponents, s);
+      continue;
+    }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int64_t row = w.row + consumer * 64 + warp * 16 + 8 * h + lane / 4;
@@ -524,6 +617,7 @@ __device__ __forceinline__ void sliceRange(int64_t K, int64_t sliceDepth, int64_
 
 // The rows' part: the marked rows of C (rowList) but their marked columns, 32 columns a block, each element of B
 // read once for all of them: the block's warps take every kRecomputeWarps-th k, their sums added in warp order.
+template <bool B_TRANSPOSED>
 __device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64_t lda, const float* __restrict__ B,
                                               int64_t ldb, float* C, int64_t ldc, int64_t N, int64_t begin, int64_t end,
                                               int64_t sliceStride, int block, int blocks, const Scratch& s) {
@@ -541,7 +635,7 @@ __device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64
     if (mine) {
 #pragma unroll kRowLoads
       for (int64_t p = begin + warp; p < end; p += kRecomputeWarps) {
-        const float b = B[p * ldb + col];
+        const float b = elementOfB<B_TRANSPOSED>(B, ldb, p, col);
 #pragma unroll
         for (int r = 0; r < kMarked; ++r) sum[r] = fmaf(rows[r][p], b, sum[r]);
       }
@@ -634,6 +728,7 @@ __device__ __forceinline__ void addColumnCorrections(const float* A, int64_t lda
 
 // The rows' corrections: a block per segment (grid-stride), its threads a column each (but the marked ones): the
 // row's corrections with k in this chunk, in order of k (A_ik·B_kj, B as the caller holds it), then the column's.
+template <bool B_TRANSPOSED>
 __device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t lda, const float* __restrict__ B,
                                             int64_t ldb, float* C, int64_t ldc, int64_t N, int64_t kBegin, int64_t depth,
                                             int64_t sliceDepth, int64_t sliceStride, int block, int blocks,
@@ -649,7 +744,7 @@ __device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t
         const int64_t k = x.k - kBegin;
         if (k < 0 || k >= depth) continue;
         float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + row.row * ldc + j;
-        *out = fmaf(x.value, B[x.k * ldb + j], *out);
+        *out = fmaf(x.value, elementOfB<B_TRANSPOSED>(B, ldb, x.k, j), *out);
       }
       if (s.colHead[j] > 0) {
         int32_t ks[kColumnCorrections];
@@ -688,6 +783,7 @@ __device__ __forceinline__ void correctColumns(const float* __restrict__ A, int6
 // 0.316 to 0.448 ms: bench/NOTES.md, "wgmma-f16's marked rows and columns in one launch".) A and B start at this
 // chunk's first k, kOffset into the caller's.
 constexpr int kCorrectionBlocks = 64;
+template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const float* __restrict__ A, int64_t lda,
                                                                        const float* __restrict__ B, int64_t ldb,
                                                                        float* C, int64_t ldc, int64_t M, int64_t K,
@@ -700,12 +796,12 @@ __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const
   const int block = static_cast<int>(blockIdx.x);
   const int corrections = rowBlocks + columnBlocks;
   if (block < rowBlocks)
-    recomputeRows(A, lda, B, ldb, C, ldc, N, begin, end, sliceStride, block, rowBlocks, s);
+    recomputeRows<B_TRANSPOSED>(A, lda, B, ldb, C, ldc, N, begin, end, sliceStride, block, rowBlocks, s);
   else if (block < corrections)
     recomputeColumns(A, lda, C, ldc, M, begin, end, sliceStride, kOffset, block - rowBlocks, columnBlocks, s);
   else if (blockIdx.z == 0 && block < corrections + kCorrectionBlocks)
-    correctRows(A - kOffset, lda, B - kOffset * ldb, ldb, C, ldc, N, kOffset, K, sliceDepth, sliceStride,
-                block - corrections, kCorrectionBlocks, s);
+    correctRows<B_TRANSPOSED>(A - kOffset, lda, B - (B_TRANSPOSED ? kOffset : kOffset * ldb), ldb, C, ldc, N, kOffset,
+                              K, sliceDepth, sliceStride, block - corrections, kCorrectionBlocks, s);
   else if (blockIdx.z == 0)
     correctColumns(A - kOffset, lda, C, ldc, M, kOffset, K, sliceDepth, sliceStride,
                    block - corrections - kCorrectionBlocks, kCorrectionBlocks, s);
@@ -716,9 +812,10 @@ __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const
 // Blocks for a pass with a block per row: enough to fill the SMs several times over, rows in a grid-stride loop.
 unsigned passBlocks(int64_t rows) { return static_cast<unsigned>(std::clamp<int64_t>(rows, 1, 8192)); }
 
-// tf32: the passes, the fp16 product, the marked rows and columns, and step 4 for a run that fell back.
-void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) {
-  if (!readyToLaunch(o, precision, false, "wgmma-f16", "B")) return;
+// tf32: the passes, the fp16 product, the marked rows and columns, and step 4 for a run that fell back. B as held:
+// B, or Bᵀ (B_TRANSPOSED: o.transB, o.exactB is o.b).
+template <bool B_TRANSPOSED>
+void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t stream) {
   if (!o.scratch) throw MatmulError(ErrorKind::Failure, "internal error: wgmma-f16 launched without its scratch memory");
   if (o.m > INT32_MAX - kRows || o.n > INT32_MAX - kCols || !chunksOfK(o))
     throw MatmulError(ErrorKind::Range, "wgmma-f16: this shape needs the plan's split of K (internal error)");
@@ -727,28 +824,31 @@ void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) 
   if (!o.scratchHoldsB) {
     checkCuda(cudaMemsetAsync(s.header, 0, sizeof(uint32_t) * kHeaderWords, stream), "cudaMemsetAsync(wgmma-f16 header)");
     checkCuda(cudaMemsetAsync(s.colFlag, 0, sizeof(uint32_t) * 3 * o.n, stream), "cudaMemsetAsync(wgmma-f16 columns)");
-    scaleRowsOfB<<<passBlocks(o.k), kPassThreads, 0, stream>>>(o.exactB, o.exactLdb, o.k, o.n, s);
+    scaleRowsOfB<B_TRANSPOSED><<<passBlocks(B_TRANSPOSED ? o.n : o.k), kPassThreads, 0, stream>>>(o.exactB, o.exactLdb,
+                                                                                               o.k, o.n, s);
     checkCuda(cudaGetLastError(), "wgmma-f16: B in fp16");
   } else {
     checkCuda(cudaMemsetAsync(s.header, 0, kRunWords, stream), "cudaMemsetAsync(wgmma-f16 header)");
   }
-  scaleRowsOfA<<<passBlocks(o.m), kPassThreads, 0, stream>>>(o.a, o.lda, o.m, o.k, s);
+  scaleRowsOfA<B_TRANSPOSED><<<passBlocks(o.m), kPassThreads, 0, stream>>>(o.a, o.lda, o.m, o.k, s);
   checkCuda(cudaGetLastError(), "wgmma-f16: A in fp16");
-  gatherMarkedColumns<<<dim3(static_cast<unsigned>(std::min<int64_t>((o.k + 255) / 256, 64)), kMarked), 256, 0, stream>>>(
+  gatherMarkedColumns<B_TRANSPOSED><<<dim3(static_cast<unsigned>(std::min<int64_t>((o.k + 255) / 256, 64)), kMarked), 256, 0, stream>>>(
       o.exactB, o.exactLdb, o.k, s);
   checkCuda(cudaGetLastError(), "wgmma-f16: marked columns");
 
   static SharedMemoryOptIn optIn;
-  optIn.ensure(f16Gemm, kSharedBytes, "cudaFuncSetAttribute(wgmma-f16 shared memory)");
+  optIn.ensure(f16Gemm<B_TRANSPOSED>, kSharedBytes, "cudaFuncSetAttribute(wgmma-f16 shared memory)");
   const int64_t tilesPerSlice = ((o.m + kRows - 1) / kRows) * ((o.n + kCols - 1) / kCols);
   const bool pairs = reinterpret_cast<uintptr_t>(o.c) % 8 == 0 && o.ldc % 2 == 0 && o.sliceStride % 2 == 0;
   forEachChunkOfK(o, [&](int64_t first, int64_t slices, int64_t begin, int64_t depth) {
     // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
     const CUtensorMap mapA = tileMap(s.a + begin, o.m, std::max<int64_t>(depth, 1), s.lda, kRows, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
-    const CUtensorMap mapB = tileMap(s.b + begin * s.ldb, std::max<int64_t>(depth, 1), o.n, s.ldb, kDepth, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+    const CUtensorMap mapB =
+        B_TRANSPOSED ? tileMap(s.b + begin, o.n, std::max<int64_t>(depth, 1), s.lda, kCols, CU_TENSOR_MAP_DATA_TYPE_FLOAT16)
+                     : tileMap(s.b + begin * s.ldb, std::max<int64_t>(depth, 1), o.n, s.ldb, kDepth, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
     const int64_t sliceDepth = o.slices == 1 ? 0 : o.sliceDepth, tiles = tilesPerSlice * slices;
     float* const c = o.c + first * o.sliceStride;
-    f16Gemm<<<static_cast<unsigned>(std::min<int64_t>(tiles, multiprocessors())), kThreads, kSharedBytes, stream>>>(
+    f16Gemm<B_TRANSPOSED><<<static_cast<unsigned>(std::min<int64_t>(tiles, multiprocessors())), kThreads, kSharedBytes, stream>>>(
         mapA, mapB, c, o.ldc, o.m, depth, o.n, sliceDepth, o.sliceStride, tiles, pairs, s);
     checkCuda(cudaGetLastError(), "wgmma-f16");
     const auto blocks = [](int64_t units, int64_t perBlock) {
@@ -756,8 +856,8 @@ void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) 
     };
     const int rowBlocks = blocks(o.n, 32), columnBlocks = blocks(o.m, kRecomputeWarps);
     const unsigned grid = static_cast<unsigned>(rowBlocks + columnBlocks + 2 * kCorrectionBlocks);
-    recomputeMarked<<<dim3(grid, 1, static_cast<unsigned>(slices)), 32 * kRecomputeWarps, 0, stream>>>(
-        o.a + begin, o.lda, o.exactB + begin * o.exactLdb, o.exactLdb, c, o.ldc, o.m, depth, o.n, sliceDepth,
+    recomputeMarked<B_TRANSPOSED><<<dim3(grid, 1, static_cast<unsigned>(slices)), 32 * kRecomputeWarps, 0, stream>>>(
+        o.a + begin, o.lda, o.exactB + (B_TRANSPOSED ? begin : begin * o.exactLdb), o.exactLdb, c, o.ldc, o.m, depth, o.n, sliceDepth,
         o.sliceStride, begin, rowBlocks, columnBlocks, s);
     checkCuda(cudaGetLastError(), "wgmma-f16: marked rows and columns");
   });
@@ -769,6 +869,14 @@ void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) 
   fallback.bClasses = &s.header[kBClasses];
   const KernelVariant& step4 = chooseVariant(wgmmaTransposedVariants(Precision::Tf32), o.m, o.k, o.n, multiprocessors());
   step4.launch(fallback, precision, stream);
+}
+
+void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) {
+  if (!readyToLaunch(o, precision, false, "wgmma-f16", "B")) return;
+  if (o.transB)
+    launchLayout<true>(o, precision, stream);
+  else
+    launchLayout<false>(o, precision, stream);
 }
 
 constexpr KernelVariant kTf32Variants[] = {{"wgmma-f16 128x256", launchF16, {kRows, kCols}, true}};

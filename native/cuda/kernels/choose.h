@@ -118,12 +118,13 @@ inline bool halfCopiesPay(int64_t m, int64_t k, int64_t n) {
 // for large tf32 products, wgmma-t for products with few rows and wgmma for large ones; otherwise the tensor-core
 // kernel where the device has tensor cores it can use (3xTF32 beats FFMA at every shape measured, at better than
 // fp32 accuracy), else blocktile. Muld is never the fastest; it stays selectable as the readable baseline.
-// B held transposed (`bTransposed`: n×k, as a corpus of rows is read in q·corpusᵀ) goes to wgmma-t, which reads
-// it as stored, instead of wgmma-f16, which would need it transposed first, or wgmma, which rounds it into its
-// TF32 parts first (twice the size of B in fp32): in tf32 always, in fp32 under kTransposedBFp32Rows rows. Past
-// those wgmma's 3xTF32 is so much faster than wgmma-t's (4096³ 130 against 83 TFLOP/s on an H100) that making its
-// parts pays for itself; at 512×768×1000000 wgmma-t took 9.24 ms against wgmma's 10.25 with a transpose of B
-// (bench/NOTES.md, "Step 6").
+// B held transposed (`bTransposed`: n×k, as a corpus of rows is read in q·corpusᵀ) goes, where wgmma-f16 does not
+// take the product (it reads Bᵀ as stored too), to wgmma-t, which reads it as stored, instead of wgmma, which
+// rounds it into its TF32 parts first (twice the size of B in fp32): in tf32 always, in fp32 under
+// kTransposedBFp32Rows rows. Past those wgmma's 3xTF32 is so much faster than wgmma-t's (4096³ 130 against 83
+// TFLOP/s on an H100) that making its parts pays for itself; at 512×768×1000000 wgmma-t took 9.24 ms against
+// wgmma's 10.25 with a transpose of B (bench/NOTES.md, "Step 6"). wgmma-f16 from Bᵀ: 4096³ 0.332 ms against wgmma-t's
+// 0.368 (bench/NOTES.md, "wgmma-f16 with B held as Bᵀ").
 constexpr int64_t kTransposedBFp32Rows = 1024;
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device,
                          bool bTransposed = false) {
@@ -133,7 +134,7 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
       bTransposed && transposedRuns && (precision == Precision::Tf32 || m < kTransposedBFp32Rows);
   if (precision == Precision::Tf32 && runsOn(kernelRow(Kernel::WgmmaF16), device.major, device.minor) &&
       halfCopiesPay(m, k, n))
-    return takesBAsStored ? Kernel::WgmmaT : Kernel::WgmmaF16;
+    return Kernel::WgmmaF16;
   const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(m, k, n, device.multiprocessors);
   const bool transposedPays = wgmmaTransposedPaysFor(precision, m, k, n, device.multiprocessors) || largeTf32;
   if (transposedRuns && transposedPays) return Kernel::WgmmaT;

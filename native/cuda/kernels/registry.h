@@ -110,7 +110,7 @@ inline constexpr KernelRow kKernelRegistry[] = {
     {Kernel::Mma, mmaVariants, 8, false, false, true, true, false, {8192, 4096}},
     {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, true, false, {8192, 8192}, true, true},
     {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, false, {8192, 8192}, false, true},
-    {Kernel::WgmmaF16, wgmmaF16Variants, 9, true, false, true, true, true, {8192, 8192}},
+    {Kernel::WgmmaF16, wgmmaF16Variants, 9, true, false, true, true, true, {8192, 8192}, false, true},
     {Kernel::FewRows, fewRowsVariants, 0, false, false, false, true, false, {1024, 1024}, true, true, fewRowsImplements,
      "products with at most 16 rows or 16 columns", chooseFewRowsVariant},
 };
