@@ -6,7 +6,8 @@
 // N values of 1e-12 in A and in B (wgmma-f16's recomputed rows and columns); --only=TEXT
 // times only the kernels whose names contain TEXT (cuBLAS always; repeatable); --resident times
 // only what a Matrix product runs, in both precisions or (--resident=fp32|tf32) one (bench/inflight.js sets Matrices
-// in flight against it).
+// in flight against it). --tune-rules measures the thresholds of 'auto''s rules on this device and prints its row
+// of native/cuda/kernels/auto_rules.h.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I native bench/kernels.cu -lcublas -o kernels && ./kernels [sizes...]
 // On an H100/H200, -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA adds the wgmma kernel (step 3),
 // timed with the transpose of B it needs ("wgmma") and without ("wgmma, Bᵀ given").
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <utility>
 #include <map>
 #include <memory>
 #include <string>
@@ -355,11 +357,100 @@ std::vector<Candidate> residentCandidates(const Problem& p, const cudaDeviceProp
   return list;
 }
 
+// --tune-rules: the thresholds of 'auto''s rules (native/cuda/kernels/auto_rules.h) measured on this device, each
+// the least value from which the kernel 'auto' takes above it beats the one it takes below by kTuneMargin on every
+// larger value swept (`lower` and `upper`, each planned as 'auto' plans it), the larger of two sweeps (where the two
+// tie, runs differ: 512×512×1024 tf32 went to either kernel by 1%), and the device's row printed in auto_rules.h's
+// form.
+// The wgmma-t and 256×128 tile thresholds, which depend on K's split as much as on the device, and the rule for B
+// held as Bᵀ in fp32, one of memory too (auto_rules.h), are carried over from the first row (printed as such).
+struct Sweep {
+  const char* name;
+  std::vector<int64_t> values;
+  std::function<std::array<int64_t, 3>(int64_t)> shape;
+  cuda_matmul::Precision precision;
+  cuda_matmul::Kernel lower, upper;
+  bool bHeldTransposed;
+};
+
+// `kernel`'s time on shape s as 'auto' would plan it, and its plan's variant.
+std::pair<double, const char*> timeKernel(cuda_matmul::Kernel kernel, const Sweep& sweep, const std::array<int64_t, 3>& s,
+                                          const cudaDeviceProp& props) {
+  Problem p = makeProblem(s[0], s[1], s[2], 0);
+  const cuda_matmul::KernelPlan plan = planOf(kernel, sweep.precision, p, props);
+  const double ms = measure(p, sweep.bHeldTransposed ? onStoredTranspose(plan, p) : product(plan, p.bt)).ms;
+  freeProblem(p);
+  return {ms, plan.variant->name};
+}
+
+constexpr double kTuneMargin = 0.05;
+
+// The least value from which `upper` wins at it and every larger one; past the last value where it never does.
+int64_t sweepOnce(const Sweep& sweep, const cudaDeviceProp& props) {
+  int64_t from = sweep.values.back() + 1;
+  for (auto value = sweep.values.rbegin(); value != sweep.values.rend(); ++value) {
+    const std::array<int64_t, 3> s = sweep.shape(*value);
+    const auto lower = timeKernel(sweep.lower, sweep, s, props), upper = timeKernel(sweep.upper, sweep, s, props);
+    std::printf("  %-24s %6lld  %lldx%lldx%lld  %s %.4f ms, %s %.4f ms\n", sweep.name, (long long)*value, (long long)s[0],
+                (long long)s[1], (long long)s[2], lower.second, lower.first, upper.second, upper.first);
+    if (upper.first > lower.first * (1 - kTuneMargin)) break;
+    from = *value;
+  }
+  return from;
+}
+
+int64_t crossover(const Sweep& sweep, const cudaDeviceProp& props) {
+  return std::max(sweepOnce(sweep, props), sweepOnce(sweep, props));
+}
+
+void tuneRules(const cudaDeviceProp& props) {
+  using namespace cuda_matmul;
+  const Precision fp32 = Precision::Fp32, tf32 = Precision::Tf32;
+  auto measured = [&](const Sweep& sweep) { return crossover(sweep, props); };
+  auto shapeOf = [](int64_t m, int64_t k, int64_t n) { return std::array<int64_t, 3>{m, k, n}; };
+  const int64_t fp32Columns = measured({"wgmma fp32 columns", {32, 48, 64, 96, 128},
+                                        [&](int64_t n) { return shapeOf(4096, 1024, n); }, fp32, Kernel::Mma, Kernel::Wgmma});
+  const int64_t fp32K = measured({"wgmma fp32 K", {64, 128, 192, 256, 384, 512},
+                                  [&](int64_t k) { return shapeOf(1024, k, 1024); }, fp32, Kernel::Mma, Kernel::Wgmma});
+  const int64_t tf32Columns = measured({"wgmma tf32 columns", {32, 48, 64, 96, 128},
+                                        [&](int64_t n) { return shapeOf(4096, 1024, n); }, tf32, Kernel::Mma, Kernel::Wgmma});
+  const int64_t tf32Rows = measured({"wgmma tf32 rows", {128, 256, 384, 512, 768, 1024},
+                                     [&](int64_t m) { return shapeOf(m, 512, 1024); }, tf32, Kernel::Mma, Kernel::Wgmma});
+  const int64_t longKRows = measured({"wgmma tf32 long-K rows", {64, 128, 192, 256},
+                                      [&](int64_t m) { return shapeOf(m, 2048, 1024); }, tf32, Kernel::Mma, Kernel::Wgmma});
+  const int64_t longK = measured({"wgmma tf32 long K", {256, 512, 1024, 2048, 4096},
+                                  [&](int64_t k) { return shapeOf(256, k, 1024); }, tf32, Kernel::Mma, Kernel::Wgmma});
+  HalfCopiesStep half[kHalfCopiesSteps];
+  const int64_t halfKs[kHalfCopiesSteps] = {4096, 2048, 1024};
+  for (int i = 0; i < kHalfCopiesSteps; ++i)
+    half[i] = {measured({"wgmma-f16 size", {1024, 1536, 2048, 2700, 3072, 4096, 5120},
+                         [&, k = halfKs[i]](int64_t size) { return shapeOf(2 * size, k, 2 * size); }, tf32,
+                         Kernel::WgmmaT, Kernel::WgmmaF16}),
+               halfKs[i]};
+  const int64_t bRows = measured({"Bᵀ fp32 rows", {256, 512, 1024, 2048, 4096},
+                                  [&](int64_t m) { return shapeOf(m, 768, 65536); }, fp32, Kernel::WgmmaT, Kernel::Wgmma, true});
+  const AutoRules& kept = kAutoRules[0];
+  std::printf("\nauto_rules.h row for this device (the wgmma-t, 256x128 tile and Bᵀ rules carried over from %s;\n"
+              "wgmma from Bᵀ measured faster in fp32 from %lld rows):\n",
+              kept.measuredOn, (long long)bRows);
+  std::printf("    {\"%s\", %d, %d, %d,\n     /* wgmma */ %lld, %lld, %lld, %lld, %lld, %lld, %lld,\n", props.name,
+              props.major, props.minor, props.multiProcessorCount, (long long)fp32Columns, (long long)fp32K,
+              (long long)tf32Columns, (long long)tf32Rows, (long long)kept.wgmmaTf32MinK, (long long)longKRows,
+              (long long)longK);
+  std::printf("     /* wgmma-t */ %lld, %lld, %lld, %lld, %lld, %lld,\n     /* 256×128 tiles */ %lld, %lld,\n",
+              (long long)kept.transposedMinK, (long long)kept.transposedMinColumns, (long long)kept.transposedFp32Columns,
+              (long long)kept.transposedFp32BFloats, (long long)kept.transposedTallMinK,
+              (long long)kept.transposedTallMaxColumns, (long long)kept.largeTilesRows, (long long)kept.largeTilesWaveRows);
+  std::printf("     /* wgmma-f16 */ {{%lld, %lld}, {%lld, %lld}, {%lld, %lld}},\n     /* Bᵀ in fp32 */ %lld},\n",
+              (long long)half[0].size, (long long)half[0].k, (long long)half[1].size, (long long)half[1].k,
+              (long long)half[2].size, (long long)half[2].k, (long long)kept.transposedBFp32Rows);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::array<int64_t, 3>> shapes;
-  bool tune = false, resident = false;
+  bool tune = false, resident = false, tuneRulesOnly = false;
   std::string residentPrecision;  // --resident=fp32|tf32: that one alone
   int backToBack = 0;  // launches queued at once per kernel, 0: not timed so
   int tiny = 0;        // --tiny=N: N values of 1e-12 planted in A and in B (plantTiny)
@@ -367,6 +458,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     long long m, k, n;
     if (std::string(argv[i]) == "--tune") tune = true;
+    if (std::string(argv[i]) == "--tune-rules") tuneRulesOnly = true;
     if (std::string(argv[i]) == "--resident") resident = true;
     if (std::string(argv[i]).rfind("--resident=", 0) == 0) resident = true, residentPrecision = argv[i] + 11;
     if (std::string(argv[i]) == "--back-to-back") backToBack = 40;
@@ -389,6 +481,15 @@ int main(int argc, char** argv) {
   cudaGetDeviceProperties(&props, 0);
   std::printf("device: %s (sm_%d%d), %d warm-up + %d timed runs, median\n", props.name, props.major, props.minor,
               kWarmup, kTimed);
+  if (tuneRulesOnly) {
+#if defined(CUDA_MATMUL_WGMMA)
+    tuneRules(props);
+#else
+    std::printf("--tune-rules times the wgmma kernels: build with -DCUDA_MATMUL_WGMMA for sm_90a\n");
+#endif
+    cublasDestroy(handle);
+    return 0;
+  }
   std::printf("%-18s %-30s %10s %10s %10s %10s\n", "shape (m×k×n)", "kernel", "ms", "TFLOP/s", "vs cuBLAS", "rel.err");
   struct SummaryRow {
     std::string shape, kernel;

@@ -1,7 +1,7 @@
-// How the plan splits K (native/cuda/kernels/choose.h, KernelPlan::splitFor) needs no GPU: this builds
-// test/native/plan_splits.cpp with g++ against the CUDA headers and checks every split it prints over 5 000 shapes
-// (slices that cover K, no deeper than the kernel's slice depth, at least as many as fill the SMs), and plans
-// empty products without a crash. -O0: an optimizer may drop a division by zero whose result goes unused.
+// The plan needs no GPU: this builds test/native/plan_splits.cpp with g++ against the CUDA headers and checks every
+// split of K it prints over 5 000 shapes (native/cuda/kernels/choose.h, KernelPlan::splitFor: slices that cover K, no
+// deeper than the kernel's slice depth, at least as many as fill the SMs) and plans empty products without a crash;
+// and test/native/auto_rules.cpp, 'auto''s rules as a row per device (auto_rules.h).
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -21,19 +21,31 @@ const cudaInclude = cudaIncludeDir();
 const gxx = spawnSync('g++', ['--version']).status === 0;
 const missing = [gxx ? '' : 'g++', cudaInclude ? '' : 'CUDA headers (cuda_runtime.h)'].filter(Boolean).join(', ');
 
-(missing ? describe.skip : describe)(`the plan's split of K${missing ? ` — SKIPPED, no ${missing}` : ''}`, () => {
+/** Builds test/native/`source` with g++ (-O0: an optimizer may drop a division by zero whose result goes unused), runs it. */
+function buildAndRun(source: string) {
+  const binary = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'plan-')), path.basename(source, '.cpp'));
+  const build = spawnSync('g++', ['-std=c++20', '-O0', '-Wall', '-Wextra', '-I', 'native', '-I', cudaInclude!, `test/native/${source}`, '-o', binary], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  expect(build.stderr).toBe('');
+  expect(build.status).toBe(0);
+  return spawnSync(binary, [], { encoding: 'utf8', timeout: 60_000 });
+}
+
+(missing ? describe.skip : describe)(`the plan without a GPU${missing ? ` — SKIPPED, no ${missing}` : ''}`, () => {
   test('slices cover K, keep to the slice depth and fill the SMs', () => {
-    const binary = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'plan-splits-')), 'plan_splits');
-    const build = spawnSync('g++', ['-std=c++20', '-O0', '-Wall', '-Wextra', '-I', 'native', '-I', cudaInclude!, 'test/native/plan_splits.cpp', '-o', binary], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    expect(build.stderr).toBe('');
-    expect(build.status).toBe(0);
-    const run = spawnSync(binary, [], { encoding: 'utf8', timeout: 60_000 });
+    const run = buildAndRun('plan_splits.cpp');
     expect(run.signal).toBeNull(); // a crash in the plan (SIGFPE: a division by zero tiles) takes the process down
     expect(run.stdout).toMatch(/^shapes: \d{4,}$/m);
     expect(run.stdout.split('\n').filter((line) => line && !/^(shapes|wrong):/.test(line))).toEqual([]);
+    expect(run.stdout).toMatch(/^wrong: 0$/m);
+    expect(run.status).toBe(0);
+  });
+
+  test("'auto''s rules are a row per device: found for the device, the H100's measured choices, read by the rules", () => {
+    const run = buildAndRun('auto_rules.cpp');
+    expect(run.stdout.split('\n').filter((line) => line && !/^wrong:/.test(line))).toEqual([]);
     expect(run.stdout).toMatch(/^wrong: 0$/m);
     expect(run.status).toBe(0);
   });

@@ -8,21 +8,7 @@
 #include <initializer_list>
 
 #include "cuda/kernels/choose.h"
-
-namespace cuda_matmul {
-// The plan reads only the registry's slice depths here; the kernel files (CUDA) are not linked, so their variant
-// lists are stand-ins that nothing below reads.
-namespace {
-constexpr KernelVariant kNoVariants[] = {{"none", nullptr, {1, 1}, false}};
-}
-KernelVariants muldVariants(Precision) { return kNoVariants; }
-KernelVariants blockTileVariants(Precision) { return kNoVariants; }
-KernelVariants mmaVariants(Precision) { return kNoVariants; }
-KernelVariants wgmmaVariants(Precision) { return kNoVariants; }
-KernelVariants wgmmaTransposedVariants(Precision) { return kNoVariants; }
-KernelVariants wgmmaF16Variants(Precision) { return kNoVariants; }
-KernelVariants fewRowsVariants(Precision) { return kNoVariants; }
-}  // namespace cuda_matmul
+#include "stub_variants.h"
 
 using namespace cuda_matmul;
 

@@ -867,7 +867,8 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
   fallback.onlyIf = &s.header[kFallback];
   fallback.aClasses = &s.header[kAClasses];
   fallback.bClasses = &s.header[kBClasses];
-  const KernelVariant& step4 = chooseVariant(wgmmaTransposedVariants(Precision::Tf32), o.m, o.k, o.n, multiprocessors());
+  const KernelVariant& step4 = chooseVariant(wgmmaTransposedVariants(Precision::Tf32), o.m, o.k, o.n,
+                                                DeviceCaps{9, 0, multiprocessors()});
   step4.launch(fallback, precision, stream);
 }
 

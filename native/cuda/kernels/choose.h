@@ -5,15 +5,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 
 #include "core/options.h"
+#include "cuda/kernels/auto_rules.h"
 #include "cuda/kernels/registry.h"
 
 namespace cuda_matmul {
-
-struct DeviceCaps {
-  int major = 0, minor = 0, multiprocessors = 1;
-};
 
 // Tiles of rows×cols that cover an m×n C.
 inline int64_t tilesOf(int64_t m, int64_t n, int64_t rows, int64_t cols) {
@@ -29,10 +27,15 @@ inline int64_t tilesOf(int64_t m, int64_t n, int64_t rows, int64_t cols) {
 // the transpose weighs a third as much) from 64 columns and k 256, any rows: 256³ 1.23× cuBLAS SGEMM against mma's
 // 1.22×, 100000×768×64 1.59× against 0.96×; under 256 rows its 64×32 and 64×64 tiles with K split to fill the SMs
 // (session 34): 64×4096×256 0.022 ms against mma's 0.185, 1×256×64 0.013 against 0.017. At 1000×128×1000 (k under
-// 256) mma wins (1.39× against 1.28×).
-inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
-  if (precision == Precision::Tf32) return n >= 64 && ((m >= 512 && k >= 256) || (m >= 128 && k >= 1024));
-  return n >= 64 && k >= 256;
+// 256) mma wins (1.39× against 1.28×). The numbers are the device's row of auto_rules.h; `--tune-rules` then
+// moved the H100's to 32 columns in both precisions, k 192 in fp32 and 192 rows at a long K (bench/NOTES.md,
+// "'auto''s rules as data": 4096×1024×32 fp32 0.045 → 0.031–0.034 ms, 2048×200×2048 fp32 0.047 → 0.034,
+// 100000×768×32 fp32 0.228 → 0.137).
+inline bool wgmmaPaysFor(const AutoRules& r, Precision precision, int64_t m, int64_t k, int64_t n) {
+  if (precision == Precision::Tf32)
+    return n >= r.wgmmaTf32Columns &&
+           ((m >= r.wgmmaTf32MinRows && k >= r.wgmmaTf32MinK) || (m >= r.wgmmaTf32LongKRows && k >= r.wgmmaTf32LongK));
+  return n >= r.wgmmaFp32Columns && k >= r.wgmmaFp32MinK;
 }
 
 // Whether wgmma-t (step 4: Cᵀ = Bᵀ·Aᵀ, B read as stored) pays for an m×k×n product of under 256 rows, from 64
@@ -48,11 +51,13 @@ inline bool wgmmaPaysFor(Precision precision, int64_t m, int64_t k, int64_t n) {
 // wgmma against wgmma-t's plan, 22 of 22 such shapes of 1024–4096 rows as fast or faster): 2048×4096×512 0.042 ms
 // against 0.056 (cuBLAS TF32 0.063), 4096×8192×256 0.077 against 0.096 (0.081), 2048×16384×128 0.109 against 0.125
 // (0.085). Where 64×128 tiles take more than a wave, wgmma-t's 64×192 lost (4096×4096×512 0.116 against 0.071).
-inline bool wgmmaTransposedPaysFor(Precision precision, int64_t m, int64_t k, int64_t n, int multiprocessors) {
-  if (k < 256 || n < 64) return false;
+inline bool wgmmaTransposedPaysFor(const AutoRules& r, Precision precision, int64_t m, int64_t k, int64_t n,
+                                   int multiprocessors) {
+  if (k < r.transposedMinK || n < r.transposedMinColumns) return false;
   if (m >= 256)
-    return precision == Precision::Tf32 && k >= 4096 && n <= 512 && tilesOf(m, n, 64, 128) <= multiprocessors;
-  return precision == Precision::Tf32 || n >= 1024 || k * n >= (int64_t{1} << 22);
+    return precision == Precision::Tf32 && k >= r.transposedTallMinK && n <= r.transposedTallMaxColumns &&
+           tilesOf(m, n, 64, 128) <= multiprocessors;
+  return precision == Precision::Tf32 || n >= r.transposedFp32Columns || k * n >= r.transposedFp32BFloats;
 }
 
 // A tensor-core kernel (registry.h, splitsKToFill) with a grid of at most half the SMs splits K so that its slices
@@ -91,10 +96,10 @@ inline int64_t chooseFillSlices(const KernelRow& row, const KernelVariant& varia
 // The split tiles pay from 256 rows (session 33, each kernel K split as its plan splits it; 'auto' was wgmma):
 // 256×32768×512 0.070 ms against 0.123 (cuBLAS 0.074), 384×20000×640 0.066 against 0.119 (0.077), 256×16384×2048
 // 0.082 against 0.207 (0.101).
-inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) {
-  if (m < 256) return false;
+inline bool largeTilesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n, int multiprocessors) {
+  if (m < r.largeTilesRows) return false;
   const int64_t tiles = tilesOf(m, n, 256, 128);
-  if (2 * tiles > multiprocessors) return m >= 512;
+  if (2 * tiles > multiprocessors) return m >= r.largeTilesWaveRows;
   const int64_t slices = fillSlices(Precision::Tf32, tiles, k, multiprocessors);
   return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
 }
@@ -106,11 +111,14 @@ inline bool largeTilesPay(int64_t m, int64_t k, int64_t n, int multiprocessors) 
 // (bench/NOTES.md, issue 14, session 36: 48 shapes from 2048 to 8192 against 'auto' before): 4096³ 0.315 ms
 // against 0.345, 8192×1024×8192 0.367 against 0.404, 3000×5000×7001 0.605 against 0.855; where it lost or tied,
 // it is not taken: 4096×4096×2048 0.202 against 0.176, 4096×1024×8192 0.219 against 0.207, 2048×4096×8192 0.344
-// against 0.348, 8192×8192×2048 (1.09×, left out: 2048 columns pay only from k 8192 there).
-inline bool halfCopiesPay(int64_t m, int64_t k, int64_t n) {
+// against 0.348, 8192×8192×2048 (1.09×, left out: 2048 columns pay only from k 8192 there). The steps of size and
+// K are the device's row of auto_rules.h; `--tune-rules` moved the H100's first to size 1536 at k 4096
+// (3500×4096×3500 0.358 → 0.262 ms, with B held as Bᵀ 0.324 → 0.255; bench/NOTES.md, "'auto''s rules as data").
+inline bool halfCopiesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n) {
   if (m == 0 || n == 0) return false;
   const int64_t size = m * n / (m + n);
-  return (size >= 2048 && k >= 4096) || (size >= 2700 && k >= 2048) || (size >= 4096 && k >= 1024);
+  return std::any_of(std::begin(r.halfCopies), std::end(r.halfCopies),
+                     [&](const HalfCopiesStep& step) { return size >= step.size && k >= step.k; });
 }
 
 // 'auto' takes the fastest kernel measured (bench/NOTES.md): step 6 for products with at most 16 rows or columns
@@ -121,24 +129,24 @@ inline bool halfCopiesPay(int64_t m, int64_t k, int64_t n) {
 // B held transposed (`bTransposed`: n×k, as a corpus of rows is read in q·corpusᵀ) goes, where wgmma-f16 does not
 // take the product (it reads Bᵀ as stored too), to wgmma-t, which reads it as stored, instead of wgmma, which
 // rounds it into its TF32 parts first (twice the size of B in fp32): in tf32 always, in fp32 under
-// kTransposedBFp32Rows rows. Past those wgmma's 3xTF32 is so much faster than wgmma-t's (4096³ 130 against 83
-// TFLOP/s on an H100) that making its parts pays for itself; at 512×768×1000000 wgmma-t took 9.24 ms against
-// wgmma's 10.25 with a transpose of B (bench/NOTES.md, "Step 6"). wgmma-f16 from Bᵀ: 4096³ 0.332 ms against wgmma-t's
-// 0.368 (bench/NOTES.md, "wgmma-f16 with B held as Bᵀ").
-constexpr int64_t kTransposedBFp32Rows = 1024;
+// transposedBFp32Rows rows (auto_rules.h: 1024 on an H100). Past those wgmma's 3xTF32 is so much faster than
+// wgmma-t's (4096³ 130 against 83 TFLOP/s on an H100) that making its parts pays for itself; at 512×768×1000000
+// wgmma-t took 9.24 ms against wgmma's 10.25 with a transpose of B (bench/NOTES.md, "Step 6"). wgmma-f16 from Bᵀ:
+// 4096³ 0.332 ms against wgmma-t's 0.368 (bench/NOTES.md, "wgmma-f16 with B held as Bᵀ").
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device,
                          bool bTransposed = false) {
   if (kernelRow(Kernel::FewRows).canImplement(m, k, n)) return Kernel::FewRows;
+  const AutoRules& rules = autoRulesFor(device);
   const bool transposedRuns = runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor);
   const bool takesBAsStored =
-      bTransposed && transposedRuns && (precision == Precision::Tf32 || m < kTransposedBFp32Rows);
+      bTransposed && transposedRuns && (precision == Precision::Tf32 || m < rules.transposedBFp32Rows);
   if (precision == Precision::Tf32 && runsOn(kernelRow(Kernel::WgmmaF16), device.major, device.minor) &&
-      halfCopiesPay(m, k, n))
+      halfCopiesPay(rules, m, k, n))
     return Kernel::WgmmaF16;
-  const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(m, k, n, device.multiprocessors);
-  const bool transposedPays = wgmmaTransposedPaysFor(precision, m, k, n, device.multiprocessors) || largeTf32;
+  const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(rules, m, k, n, device.multiprocessors);
+  const bool transposedPays = wgmmaTransposedPaysFor(rules, precision, m, k, n, device.multiprocessors) || largeTf32;
   if (transposedRuns && transposedPays) return Kernel::WgmmaT;
-  if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(precision, m, k, n))
+  if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(rules, precision, m, k, n))
     return takesBAsStored ? Kernel::WgmmaT : Kernel::Wgmma;
   return runsOn(kernelRow(Kernel::Mma), device.major, device.minor) ? Kernel::Mma : Kernel::BlockTile;
 }
@@ -161,7 +169,8 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
 //     still under one wave: 512³ 0.019 ms on 128 blocks of 64×32 against 0.021 on 64 of 128×32, 512×1024×512 0.023
 //     against 0.030.
 inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, int64_t k, int64_t n,
-                                          int multiprocessors) {
+                                          const DeviceCaps& device) {
+  const int multiprocessors = device.multiprocessors;
   auto find = [&](int64_t rows, int64_t cols) -> const KernelVariant* {
     for (const KernelVariant& variant : variants)
       if (variant.tile.rows == rows && variant.tile.cols == cols) return &variant;
@@ -178,7 +187,8 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
       if (variant.tile.rows == rows && (narrowest == 0 || variant.tile.cols < narrowest)) narrowest = variant.tile.cols;
     return narrowest;
   };
-  if (const KernelVariant* large = find(256, 128); large && largeTilesPay(m, k, n, multiprocessors)) return *large;
+  if (const KernelVariant* large = find(256, 128); large && largeTilesPay(autoRulesFor(device), m, k, n, multiprocessors))
+    return *large;
   int64_t rows = (m <= 64 || !hasRows(128)) && hasRows(64) ? 64 : 128, cols = n <= 64 ? 64 : 128;
   if (n > 128 && find(rows, 256))
     cols = 256;
@@ -306,7 +316,7 @@ inline KernelPlan planKernel(Kernel requested, Precision precision, int64_t m, i
   const KernelVariants variants = row.variants(precision);
   return planVariant(row,
                      row.chooseOwnVariant ? row.chooseOwnVariant(variants, m, k, n)
-                                          : chooseVariant(variants, m, k, n, device.multiprocessors),
+                                          : chooseVariant(variants, m, k, n, device),
                      precision, m, k, n, device);
 }
 
