@@ -34,11 +34,11 @@ export function describeChild(result: ChildResult): string {
 }
 
 /**
- * A gemm on Matrices with A and B held as given (Aᵀ, k×m, where transA; Bᵀ, n×k, where transB; U[-1,1]), in a fresh
- * process, where no pool holds memory yet: how much the library's device memory grew by during the call, and the
- * product's relative error on four rows against a float64 sum.
+ * A gemm on Matrices with A and B held as given (Aᵀ, k×m, where transA; Bᵀ, n×k, where transB; U[-1,1]), C from
+ * zeros, times `alpha` (β = 0), in a fresh process, where no pool holds memory yet: how much the library's device
+ * memory grew by during the call, and the product's relative error on four rows against a float64 sum.
  */
-export function transposedProductGrowth(m: number, k: number, n: number, transA: boolean, transB: boolean, options: object = {}): { grown: number; error: number } {
+export function productGrowth(m: number, k: number, n: number, transA: boolean, transB: boolean, options: object = {}, alpha = 1): { grown: number; error: number } {
   const result = runScenario(`
     const { gemm, info, Matrix } = require(ROOT);
     const held = () => info().memory.deviceBytesInUse + info().memory.deviceBytesCached;
@@ -50,7 +50,7 @@ export function transposedProductGrowth(m: number, k: number, n: number, transA:
         Matrix.from(a, transA ? k : m, transA ? m : k), Matrix.from(b, transB ? n : k, transB ? k : n), Matrix.from(new Float32Array(m * n), m, n),
       ]);
       const before = held();
-      await gemm({ a: A, b: B, c: C, m, k, n, transA, transB }, ${JSON.stringify(options)});
+      await gemm({ a: A, b: B, c: C, m, k, n, transA, transB, alpha: ${alpha} }, ${JSON.stringify(options)});
       const grown = held() - before;
       const c = await C.toArray();
       const elementA = (i, p) => (transA ? a[p * m + i] : a[i * k + p]), elementB = (p, j) => (transB ? b[j * k + p] : b[p * n + j]);
@@ -58,6 +58,7 @@ export function transposedProductGrowth(m: number, k: number, n: number, transA:
       for (const i of [0, 1, 511, m - 1]) for (let j = 0; j < n; j++) {
         let want = 0;
         for (let p = 0; p < k; p++) want += elementA(i, p) * elementB(p, j);
+        want *= ${alpha};
         diff += (c[i * n + j] - want) ** 2; norm += want ** 2;
       }
       console.log(JSON.stringify({ grown, error: Math.sqrt(diff / norm) }));

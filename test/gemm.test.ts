@@ -2,6 +2,7 @@
 // against a float64 reference; and its bad-argument errors.
 import { gemm, info, Matrix } from '../lib';
 import { native } from '../lib/native';
+import { productGrowth } from './child';
 import { describeGpu, GemmCase as Case, gemmLabel as label, gemmReference as reference, gpuSuiteName, randomMatrix, relativeTo, sameBytes, thrownBy } from './helpers';
 
 const BACKENDS = ['cpu', ...(info().backend === 'cuda' ? ['cuda' as const] : [])] as const;
@@ -169,5 +170,17 @@ describeGpu(gpuSuiteName('gemm and Matrix with very tall operands (CUDA grid lim
     const y = await (await X.matmul(W, { kernel })).toArray();
     const want = reference(x, w, y, { m: TALL, k: 1, n: 3, transA: false, transB: false, alpha: 1, beta: 0 });
     expect(relativeTo(y, want)).toBeLessThanOrEqual(1e-6);
+  });
+});
+
+// α with β = 0 needs nothing of C: the product goes into C and is scaled there, with no temporary the size of C
+// (a corpus's scores times 1/√d would have taken as much again). Measured in a fresh process, where no pool holds
+// memory yet; mma keeps no Bᵀ with the Matrix.
+describeGpu(gpuSuiteName('gemm on Matrices with α and β = 0'), () => {
+  test('2048×256×4096, α = 0.125: device memory does not grow by C\'s size, and the product is right', () => {
+    const [m, k, n] = [2048, 256, 4096];
+    const { grown, error } = productGrowth(m, k, n, false, false, { kernel: 'mma' }, 0.125);
+    expect(grown).toBeLessThan(4 * m * n * 0.25); // C is 33.6 MB
+    expect(error).toBeLessThanOrEqual(1e-5);
   });
 });

@@ -4,7 +4,7 @@
 // scaling's edges: rows and columns it cannot hold recomputed in fp32, and past 4 of them the product computed by
 // step 4; and B held as Bᵀ, read as stored. Without a usable GPU of compute capability 9.0 it is reported as skipped.
 import { gemm, matmul, Matrix } from '../lib';
-import { transposedProductGrowth } from './child';
+import { productGrowth } from './child';
 import { correctnessSuite } from './correctness.shared';
 import { classMismatches, describeGpu, describeHopper, finiteAgree, FP32_TOLERANCE, GemmCase, gemmReference, gpuSuiteName, randomMatrix, referenceProduct, relativeTo, sameBytes, SMALL_SHAPES, TF32_TOLERANCE, WGMMA_T_TEST_SHAPES } from './helpers';
 
@@ -174,7 +174,7 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
 
     test('1024×512×8192 on Matrices: device memory grows by the fp16 copies alone, no transposed copy of B', () => {
       const [m, k, n] = [1024, 512, 8192];
-      const { grown, error } = transposedProductGrowth(m, k, n, false, true, { kernel: 'wgmma-f16', precision: 'tf32' });
+      const { grown, error } = productGrowth(m, k, n, false, true, { kernel: 'wgmma-f16', precision: 'tf32' });
       // The fp16 copies (2·(m·k + k·n) bytes) and small buffers; a transposed copy of B adds 4·k·n.
       expect(grown).toBeLessThan(2 * (m * k + k * n) + 4e6);
       expect(error).toBeLessThanOrEqual(TF32_TOLERANCE);

@@ -2,7 +2,7 @@
 // Without a usable GPU of compute capability 9.0 it is reported as skipped.
 import { correctnessSuite } from './correctness.shared';
 import { matmul } from '../lib';
-import { transposedProductGrowth } from './child';
+import { productGrowth } from './child';
 import { describeGpu, describeHopper, FP32_TOLERANCE, gpuSuiteName, isHopper, K_FILL_SHAPES, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, SMALL_SHAPES, TF32_TOLERANCE, WGMMA_AUTO_SHAPE, WGMMA_ROW64_SHAPES } from './helpers';
 
 describeGpu(gpuSuiteName('CUDA backend, kernel wgmma'), () => {
@@ -21,7 +21,7 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma'), () => {
       ['A', 8192, 1024, 512, true, false],
       ['B', 1024, 512, 8192, false, true],
     ])('%s held transposed, %i×%i×%i: device memory grows by B\'s TF32 parts alone, and the product is right', (_name, m, k, n, transA, transB) => {
-      const { grown, error } = transposedProductGrowth(m, k, n, transA, transB);
+      const { grown, error } = productGrowth(m, k, n, transA, transB);
       // B's parts (2·k·n floats) and small buffers; a transposed copy of an operand adds m·k or k·n floats.
       expect(grown).toBeLessThan(4 * (2.25 * k * n) + 8e6);
       expect(error).toBeLessThanOrEqual(FP32_TOLERANCE);

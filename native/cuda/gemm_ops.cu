@@ -8,8 +8,9 @@
 namespace cuda_matmul {
 namespace {
 
-__global__ void combineRows(float* __restrict__ c, int64_t cPitch, const float* __restrict__ t, int64_t tPitch,
-                            int64_t rows, int64_t cols, float alpha, float beta) {
+// c = α·t + β·c; t may be c itself (β = 0: C scaled in place), each element read before it is written, by one thread.
+__global__ void combineRows(float* c, int64_t cPitch, const float* t, int64_t tPitch, int64_t rows, int64_t cols,
+                            float alpha, float beta) {
   const int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (col >= cols) return;
   for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
@@ -62,9 +63,9 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
   const StoredLayouts layouts = storedLayouts(plan, s);
   const auto a = operand(storedA, s.transA && !layouts.transA, stream, held);
   const auto b = operand(storedB, s.transB && !layouts.transB, stream, held);
-  // The product goes straight into c when α = 1 and β = 0, else into a temporary combined into c.
+  // The product goes straight into c where β = 0 (then scaled there by α ≠ 1), else into a temporary combined into c.
   std::shared_ptr<const DeviceResident> product(std::shared_ptr<const DeviceResident>{}, &c);
-  if (!s.unscaled()) {
+  if (s.beta != 0.0f) {
     auto temporary = std::make_shared<DeviceResident>(device, s.m, s.n);
     held.push_back(temporary);
     product = temporary;

@@ -23,7 +23,7 @@ using HeldResources = std::vector<std::shared_ptr<const void>>;
 // dst = srcᵀ, in a new matrix (added to `held`).
 std::shared_ptr<DeviceResident> enqueueTranspose(const DeviceResident& src, cudaStream_t stream, HeldResources& held);
 
-// c = α·t + β·c over rows×cols (β = 0: c = α·t, whatever c held).
+// c = α·t + β·c over rows×cols (β = 0: c = α·t, whatever c held; t may then be c itself, scaled in place).
 void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, const Scale& scale, cudaStream_t stream);
 
 // Device memory of at least `bytes` that work queued on `stream` may use until the next operation queued there
