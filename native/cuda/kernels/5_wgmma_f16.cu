@@ -401,12 +401,6 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __rest
   }
 }
 
-// B_kj as held at B with row pitch ldb: B (k×n), or Bᵀ (n×k).
-template <bool B_TRANSPOSED>
-__device__ __forceinline__ float elementOfB(const float* B, int64_t ldb, int64_t k, int64_t j) {
-  return B_TRANSPOSED ? B[j * ldb + k] : B[k * ldb + j];
-}
-
 // The marked columns of B (as held: B or Bᵀ, ldb), each gathered into a row of s.markedB for the recomputation's
 // loads.
 template <bool B_TRANSPOSED>
@@ -415,7 +409,7 @@ __global__ void gatherMarkedColumns(const float* __restrict__ B, int64_t ldb, in
   if (s.header[kFallback] || blockIdx.y >= count) return;
   const int64_t col = s.colList[blockIdx.y];
   for (int64_t r = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; r < k; r += int64_t{gridDim.x} * blockDim.x)
-    s.markedB[blockIdx.y * s.lda + r] = elementOfB<B_TRANSPOSED>(B, ldb, r, col);
+    s.markedB[blockIdx.y * s.lda + r] = *elementAt(B, ldb, r, col, B_TRANSPOSED);
 }
 
 // --- the product ------------------------------------------------------------------------------------------------
@@ -635,7 +629,7 @@ __device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64
     if (mine) {
 #pragma unroll kRowLoads
       for (int64_t p = begin + warp; p < end; p += kRecomputeWarps) {
-        const float b = elementOfB<B_TRANSPOSED>(B, ldb, p, col);
+        const float b = *elementAt(B, ldb, p, col, B_TRANSPOSED);
 #pragma unroll
         for (int r = 0; r < kMarked; ++r) sum[r] = fmaf(rows[r][p], b, sum[r]);
       }
@@ -744,7 +738,7 @@ __device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t
         const int64_t k = x.k - kBegin;
         if (k < 0 || k >= depth) continue;
         float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + row.row * ldc + j;
-        *out = fmaf(x.value, elementOfB<B_TRANSPOSED>(B, ldb, x.k, j), *out);
+        *out = fmaf(x.value, *elementAt(B, ldb, x.k, j, B_TRANSPOSED), *out);
       }
       if (s.colHead[j] > 0) {
         int32_t ks[kColumnCorrections];
@@ -800,7 +794,7 @@ __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const
   else if (block < corrections)
     recomputeColumns(A, lda, C, ldc, M, begin, end, sliceStride, kOffset, block - rowBlocks, columnBlocks, s);
   else if (blockIdx.z == 0 && block < corrections + kCorrectionBlocks)
-    correctRows<B_TRANSPOSED>(A - kOffset, lda, B - (B_TRANSPOSED ? kOffset : kOffset * ldb), ldb, C, ldc, N, kOffset,
+    correctRows<B_TRANSPOSED>(A - kOffset, lda, elementAt(B, ldb, -kOffset, 0, B_TRANSPOSED), ldb, C, ldc, N, kOffset,
                               K, sliceDepth, sliceStride, block - corrections, kCorrectionBlocks, s);
   else if (blockIdx.z == 0)
     correctColumns(A - kOffset, lda, C, ldc, M, kOffset, K, sliceDepth, sliceStride,
@@ -857,7 +851,7 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
     const int rowBlocks = blocks(o.n, 32), columnBlocks = blocks(o.m, kRecomputeWarps);
     const unsigned grid = static_cast<unsigned>(rowBlocks + columnBlocks + 2 * kCorrectionBlocks);
     recomputeMarked<B_TRANSPOSED><<<dim3(grid, 1, static_cast<unsigned>(slices)), 32 * kRecomputeWarps, 0, stream>>>(
-        o.a + begin, o.lda, o.exactB + (B_TRANSPOSED ? begin : begin * o.exactLdb), o.exactLdb, c, o.ldc, o.m, depth, o.n, sliceDepth,
+        o.a + begin, o.lda, elementAt(o.exactB, o.exactLdb, begin, 0, B_TRANSPOSED), o.exactLdb, c, o.ldc, o.m, depth, o.n, sliceDepth,
         o.sliceStride, begin, rowBlocks, columnBlocks, s);
     checkCuda(cudaGetLastError(), "wgmma-f16: marked rows and columns");
   });

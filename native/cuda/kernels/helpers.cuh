@@ -94,6 +94,13 @@ __device__ __forceinline__ bool splitLosesProducts(const uint32_t* aClasses, con
   return ((a & kTinySeen) && (b & kHugeSeen)) || ((a & kHugeSeen) && (b & kTinySeen));
 }
 
+// Element (row, col) of a matrix X held row-major with row pitch ld, or held transposed (Xᵀ stored row-major:
+// `heldTransposed`), and its address.
+template <class T>
+__host__ __device__ __forceinline__ T* elementAt(T* x, int64_t ld, int64_t row, int64_t col, bool heldTransposed) {
+  return heldTransposed ? x + col * ld + row : x + row * ld + col;
+}
+
 // The elements x0 + xStep·r (r < xCount) by y0 + 8c + q (c < yCount, q < 2) of C, the pattern of mma's and wgmma's
 // accumulator fragments, with x the row of C and y its column (or, for a kernel computing Cᵀ, the other way
 // round: `transposed`): each that is not finite (or every one, when `every`) is recomputed as the fp32 dot product
@@ -113,7 +120,7 @@ static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, co
       if (row >= M || col >= N || (!every && finite(C[row * ldc + col]))) continue;
       float sum = 0.0f;
       for (int64_t p = 0; p < K; ++p)
-        sum = fmaf(aTransposed ? A[p * lda + row] : A[row * lda + p], bTransposed ? B[col * ldb + p] : B[p * ldb + col], sum);
+        sum = fmaf(*elementAt(A, lda, row, p, aTransposed), *elementAt(B, ldb, p, col, bTransposed), sum);
       C[row * ldc + col] = sum;
     }
   }
