@@ -1,7 +1,7 @@
 // The correctness suite, run once per backend/kernel: fresh random inputs, a float64 reference,
 // NaN-poisoned outputs, subarray views, sync and async, inputs left unchanged.
-import { matmul, matmulSync, MatmulOptions } from '../lib';
-import { Case, EMPTY_SHAPES, poisoned, randomMatrix, relativeError, sameBytes, shapeName } from './helpers';
+import { gemm, matmul, matmulSync, MatmulOptions, Matrix } from '../lib';
+import { Case, EMPTY_SHAPES, GemmCase, gemmReference, poisoned, randomMatrix, relativeError, relativeTo, sameBytes, shapeName } from './helpers';
 
 export function correctnessSuite(options: MatmulOptions, shapes: Case[], tolerance: number): void {
   describe.each(shapes.map((s) => [shapeName(s), s] as const))('%s', (_name, { m, k, n }) => {
@@ -49,6 +49,29 @@ export function correctnessSuite(options: MatmulOptions, shapes: Case[], toleran
       expect(c.length).toBe(m * n);
       expect(Array.from(c).every((x) => x === 0)).toBe(true);
       expect(matmulSync(a, b, { m, k, n }, options)).toEqual(new Float32Array(m * n));
+    });
+  });
+}
+
+/**
+ * gemm with A, B or both held transposed (Aᵀ k×m, Bᵀ n×k), which a kernel that reads them as stored multiplies with
+ * no transposed copy: α and β, from host arrays and on Matrices, against float64; `shapes` as [m, k, n].
+ */
+export function heldTransposedSuite(options: MatmulOptions, shapes: number[][], tolerance: number): void {
+  describe.each([[true, false], [false, true], [true, true]] as const)('transA %s, transB %s', (transA, transB) => {
+    test.each(shapes)('gemm %i×%i×%i, α and β, on arrays and on Matrices', async (m, k, n) => {
+      const s: GemmCase = { m, k, n, transA, transB, alpha: 0.5, beta: -1.5 };
+      const a = randomMatrix(m * k), b = randomMatrix(k * n), c = randomMatrix(m * n);
+      const want = gemmReference(a, b, c, s);
+      const onArrays = c.slice();
+      await gemm({ a, b, c: onArrays, ...s }, { ...options, backend: 'cuda' });
+      expect(relativeTo(onArrays, want)).toBeLessThanOrEqual(tolerance);
+      const [A, B, C] = await Promise.all([
+        transA ? Matrix.from(a, k, m) : Matrix.from(a, m, k), transB ? Matrix.from(b, n, k) : Matrix.from(b, k, n), Matrix.from(c, m, n),
+      ]);
+      await gemm({ a: A, b: B, c: C, ...s }, options);
+      expect(relativeTo(await C.toArray(), want)).toBeLessThanOrEqual(tolerance);
+      [A, B, C].forEach((x) => x.dispose());
     });
   });
 }

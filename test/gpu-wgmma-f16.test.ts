@@ -5,8 +5,8 @@
 // step 4; and B held as Bᵀ, read as stored. Without a usable GPU of compute capability 9.0 it is reported as skipped.
 import { gemm, matmul, Matrix } from '../lib';
 import { productGrowth } from './child';
-import { correctnessSuite } from './correctness.shared';
-import { classMismatches, describeGpu, describeHopper, finiteAgree, FP32_TOLERANCE, GemmCase, gemmReference, gpuSuiteName, randomMatrix, referenceProduct, relativeTo, sameBytes, SMALL_SHAPES, TF32_TOLERANCE, WGMMA_T_TEST_SHAPES } from './helpers';
+import { correctnessSuite, heldTransposedSuite } from './correctness.shared';
+import { classMismatches, describeGpu, describeHopper, finiteAgree, FP32_TOLERANCE, gpuSuiteName, randomMatrix, referenceProduct, sameBytes, SMALL_SHAPES, TF32_TOLERANCE, transposed, WGMMA_T_TEST_SHAPES } from './helpers';
 
 const TF32 = { kernel: 'wgmma-f16', precision: 'tf32' } as const;
 
@@ -116,36 +116,22 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
     });
   });
 
-  // B held as Bᵀ (n×k) is scaled by its rows (B's columns) into an n×k fp16 copy the product reads K-major: no
-  // transposed copy of B, and the same sums as from B held row-major.
-  describeHopper('B held as Bᵀ, read as stored', () => {
+  // B held as Bᵀ (n×k) is scaled by its rows (B's columns) into an n×k fp16 copy the product reads K-major; A held as
+  // Aᵀ (k×m) is scaled into the same row-major fp16 copy as A: no transposed copy of either, and the same sums as
+  // from the operands held row-major.
+  describeHopper('operands held transposed, read as stored', () => {
     // Its 128×256 tile cut at every edge; K in two slices, and in 8 (513×8193×257).
     const SHAPES = [[97, 300, 2053], [61, 300, 3001], [37, 2500, 64], [4097, 33, 4095], [513, 2049, 1409], [513, 8193, 257]];
-    // Bᵀ (n×k) of a k×n B.
-    const transposed = (b: Float32Array, k: number, n: number) => {
-      const t = new Float32Array(k * n);
-      for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) t[j * k + p] = b[p * n + j];
-      return t;
-    };
+    heldTransposedSuite(TF32, SHAPES, TF32_TOLERANCE);
 
-    test.each(SHAPES)('gemm %i×%i×%i, α and β, on arrays and on Matrices', async (m, k, n) => {
-      const s: GemmCase = { m, k, n, transA: false, transB: true, alpha: 0.5, beta: -1.5 };
-      const a = randomMatrix(m * k), b = randomMatrix(k * n), c = randomMatrix(m * n); // b holds Bᵀ
-      const want = gemmReference(a, b, c, s);
-      const onArrays = c.slice();
-      await gemm({ a, b, c: onArrays, ...s }, { backend: 'cuda', ...TF32 });
-      expect(relativeTo(onArrays, want)).toBeLessThanOrEqual(TF32_TOLERANCE);
-      const [A, B, C] = await Promise.all([Matrix.from(a, m, k), Matrix.from(b, n, k), Matrix.from(c, m, n)]);
-      await gemm({ a: A, b: B, c: C, ...s }, TF32);
-      expect(relativeTo(await C.toArray(), want)).toBeLessThanOrEqual(TF32_TOLERANCE);
-      [A, B, C].forEach((x) => x.dispose());
-    });
-
-    test.each([[300, 1000, 500], [513, 8193, 257]])('%i×%i×%i: the same bits as B held row-major', async (m, k, n) => {
+    test.each([[300, 1000, 500], [513, 8193, 257]])('%i×%i×%i: Aᵀ, Bᵀ and both held give the bits of A and B held row-major', async (m, k, n) => {
       const a = randomMatrix(m * k), b = randomMatrix(k * n);
       const rowMajor = await matmul(a, b, { m, k, n }, TF32);
-      const held = await gemm({ a, b: transposed(b, k, n), c: new Float32Array(m * n), m, k, n, transB: true }, TF32);
-      expect(sameBytes(held, rowMajor)).toBe(true);
+      const [at, bt] = [transposed(a, m, k), transposed(b, k, n)];
+      for (const [transA, transB] of [[true, false], [false, true], [true, true]]) {
+        const held = await gemm({ a: transA ? at : a, b: transB ? bt : b, c: new Float32Array(m * n), m, k, n, transA, transB }, TF32);
+        expect(sameBytes(held, rowMajor)).toBe(true);
+      }
     });
 
     test('tiny values of A and of B corrected, a column recomputed, a NaN: right where float64 says, the same bits twice', async () => {
@@ -162,20 +148,24 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
       for (let p = 0; p < k; p++) b[p * n + 30] = p === 11 ? 1 : p === 40 || p === 41 ? 1e-12 * b[p * n + 30] : 0;
       for (let p = 0; p < k; p++) b[p * n + 20] = p === 11 ? 1 : 1e-12 * b[p * n + 20];
       b[13 * n + 40] = NaN;
-      const bt = transposed(b, k, n);
-      const run = () => gemm({ a, b: bt, c: new Float32Array(m * n), m, k, n, transB: true }, TF32);
-      const c = await run();
+      const [at, bt] = [transposed(a, m, k), transposed(b, k, n)];
       const want = referenceProduct(a, b, m, k, n);
-      expect(classMismatches(c, want, n)).toEqual([]);
-      expect(finiteAgree(c, want, a, b, m, k, n, 3e-3)).toBe(true);
-      expect(c[3 * n + 7]).not.toBe(0); // the corrections' terms are there
-      expect(sameBytes(await run(), c)).toBe(true);
+      for (const transA of [false, true]) {
+        const run = () => gemm({ a: transA ? at : a, b: bt, c: new Float32Array(m * n), m, k, n, transA, transB: true }, TF32);
+        const c = await run();
+        expect(classMismatches(c, want, n)).toEqual([]);
+        expect(finiteAgree(c, want, a, b, m, k, n, 3e-3)).toBe(true);
+        expect(c[3 * n + 7]).not.toBe(0); // the corrections' terms are there
+        expect(sameBytes(await run(), c)).toBe(true);
+      }
     });
 
-    test('1024×512×8192 on Matrices: device memory grows by the fp16 copies alone, no transposed copy of B', () => {
-      const [m, k, n] = [1024, 512, 8192];
-      const { grown, error } = productGrowth(m, k, n, false, true, { kernel: 'wgmma-f16', precision: 'tf32' });
-      // The fp16 copies (2·(m·k + k·n) bytes) and small buffers; a transposed copy of B adds 4·k·n.
+    test.each([
+      ['B', 1024, 512, 8192, false, true],
+      ['A', 8192, 512, 1024, true, false],
+    ])('%s held transposed, %i×%i×%i on Matrices: device memory grows by the fp16 copies alone, no transposed copy', (_name, m, k, n, transA, transB) => {
+      const { grown, error } = productGrowth(m, k, n, transA, transB, TF32);
+      // The fp16 copies (2·(m·k + k·n) bytes) and small buffers; a transposed copy of A or B adds 4·m·k or 4·k·n.
       expect(grown).toBeLessThan(2 * (m * k + k * n) + 4e6);
       expect(error).toBeLessThanOrEqual(TF32_TOLERANCE);
     });

@@ -1,7 +1,8 @@
-// The GPU suite: the FFMA and mma kernels on every shape in both precisions, row panels, allocHost arrays and the
-// polled small products (wgmma, wgmma-t and 'auto' have their own files, so jest runs them side by side). Without a
+// The GPU suite: the FFMA and mma kernels on every shape in both precisions and on operands held transposed, row
+// panels, allocHost arrays and the polled small products (wgmma, wgmma-t and 'auto' have their own files, so jest runs them side by side). Without a
 // usable GPU it is reported as skipped.
-import { correctnessSuite } from './correctness.shared';
+import { productGrowth } from './child';
+import { correctnessSuite, heldTransposedSuite } from './correctness.shared';
 import { pbkdf2 } from 'crypto';
 import { promisify } from 'util';
 import { allocHost, freeHost, info, matmul, Matrix } from '../lib';
@@ -23,6 +24,24 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   // muld and blocktile have no TF32 mode: they accept the option and compute in fp32.
   describe.each(['muld', 'blocktile'] as const)('kernel %s, precision tf32', (kernel) => {
     correctnessSuite({ backend: 'cuda', kernel, precision: 'tf32' }, SMALL_SHAPES, FP32_TOLERANCE);
+  });
+  // Every kernel reads A and B as they are stored: mma's tiles (and its 16-byte copies, which with A row-major and
+  // Bᵀ need k a multiple of 4), K split into slices, k = 1.
+  const HELD_TRANSPOSED = [[97, 131, 61], [255, 257, 129], [37, 1, 53], [1000, 1000, 1000], [17, 4099, 33], [2100, 67, 1999], [33, 9, 25601], [25345, 9, 37]];
+  describe.each(KERNELS)('kernel %s, operands held transposed', (kernel) => {
+    heldTransposedSuite({ kernel }, HELD_TRANSPOSED, FP32_TOLERANCE);
+    // Measured in a fresh process, where no pool holds such a copy: the operand held transposed is 33.6 MB.
+    test.each([
+      ['A', 8192, 1024, 512, true, false],
+      ['B', 512, 1024, 8192, false, true],
+    ])('%s held transposed, %i×%i×%i on Matrices: device memory grows by small buffers alone', (_name, m, k, n, transA, transB) => {
+      const { grown, error } = productGrowth(m, k, n, transA, transB, { kernel });
+      expect(grown).toBeLessThan(4e6);
+      expect(error).toBeLessThanOrEqual(FP32_TOLERANCE);
+    });
+  });
+  describe('kernel mma, precision tf32, operands held transposed', () => {
+    heldTransposedSuite({ kernel: 'mma', precision: 'tf32' }, HELD_TRANSPOSED, TF32_TOLERANCE);
   });
   describe('row panels: transfers overlapped with the kernels (several panels)', () => {
     correctnessSuite({ backend: 'cuda' }, PANEL_SHAPES, FP32_TOLERANCE);

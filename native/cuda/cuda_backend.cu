@@ -128,7 +128,12 @@ class CudaBackend final : public ComputeBackend {
       throw MatmulError(ErrorKind::Range, "kernel '" + std::string(kernelOption(choice.kernel).name) + "' implements " +
                                               row.implements + "; this product is " + std::to_string(s.m) + "×" +
                                               std::to_string(s.k) + "×" + std::to_string(s.n) + " (m×k×n)");
-    return planKernel(choice.kernel, choice.precision, s.m, s.k, s.n, caps, s.transB);
+    const KernelPlan planned = planKernel(choice.kernel, choice.precision, s.m, s.k, s.n, caps, s.transB, s.transA);
+    if (!readsLayouts(*planned.row, s.transA, s.transB))  // no product makes a transposed copy of an operand
+      throw MatmulError(choice.kernel == Kernel::Auto ? ErrorKind::Failure : ErrorKind::Range,
+                        "kernel '" + std::string(kernelOption(planned.row->kernel).name) +
+                            "' does not read an operand held transposed (transA, transB)");
+    return planned;
   }
 };
 

@@ -20,13 +20,6 @@ __global__ void combineRows(float* c, int64_t cPitch, const float* t, int64_t tP
   }
 }
 
-// X as the kernel reads it: X itself, or (`transpose`) its transpose made on the stream.
-std::shared_ptr<const DeviceResident> operand(const DeviceResident& stored, bool transpose, cudaStream_t stream,
-                                              HeldResources& held) {
-  if (!transpose) return std::shared_ptr<const DeviceResident>(std::shared_ptr<const DeviceResident>{}, &stored);
-  return enqueueTranspose(stored, stream, held);
-}
-
 // Rows of C per launch. Row panels overlap host copies with kernels (choose.h, choosePanelRows); operands
 // already on the device have none to overlap, and each panel boundary drains the GPU: 4096³ fp32 on wgmma, back
 // to back, 134.6 TFLOP/s whole against 127.1 in 1024-row panels (bench/NOTES.md). So one launch, within the
@@ -38,14 +31,6 @@ int64_t rowsPerLaunch(const KernelPlan& plan, const GemmShape& s) {
 
 }  // namespace
 
-std::shared_ptr<DeviceResident> enqueueTranspose(const DeviceResident& src, cudaStream_t stream, HeldResources& held) {
-  auto result = std::make_shared<DeviceResident>(src.device, src.cols, src.rows);
-  held.push_back(result);
-  launchTranspose(src.floats(), src.pitch, result->floats(), result->pitch, src.rows, src.cols, Rounding::None, stream);
-  checkCuda(cudaGetLastError(), "transpose");
-  return result;
-}
-
 void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, const Scale& scale, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
   constexpr int kThreads = 256;
@@ -54,15 +39,13 @@ void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, cons
   checkCuda(cudaGetLastError(), "combine");
 }
 
-void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const DeviceResident& storedB,
+void enqueueGemm(const KernelPlan& plan, const DeviceResident& a, const DeviceResident& b,
                  const DeviceResident& c, const GemmShape& s, cudaStream_t stream, const StreamScratch& scratch,
                  HeldResources& held, const uint32_t* aClasses, const uint32_t* bClasses,
                  const std::shared_ptr<KernelOperandB>& madeB) {
   if (s.m == 0 || s.n == 0) return;
   const int device = c.device;
-  const StoredLayouts layouts = storedLayouts(plan, s);
-  const auto a = operand(storedA, s.transA && !layouts.transA, stream, held);
-  const auto b = operand(storedB, s.transB && !layouts.transB, stream, held);
+  const StoredLayouts layouts = storedLayouts(s);
   // The product goes straight into c where β = 0 (then scaled there by α ≠ 1), else into a temporary combined into c.
   std::shared_ptr<const DeviceResident> product(std::shared_ptr<const DeviceResident>{}, &c);
   if (s.beta != 0.0f) {
@@ -75,11 +58,11 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& storedA, const De
   auto launch = std::make_shared<ProductLaunch>(plan, device, launchRows, s.n, s.k, scratch);
   held.push_back(operandB);
   held.push_back(launch);
-  const DeviceRows bk = madeB ? operandB->made(b->data()) : operandB->from(b->data(), s.k, s.n, layouts.transB, stream);
+  const DeviceRows bk = madeB ? operandB->made(b.data()) : operandB->from(b.data(), s.k, s.n, layouts.transB, stream);
   for (int64_t row = 0; row < s.m; row += launchRows) {
     const int64_t rows = std::min(launchRows, s.m - row);
-    launch->run(productOf(rowsOfOperand(a->data(), row, layouts.transA), bk, product->rowsFrom(row), rows, s.k, s.n,
-                          b->data(), aClasses, bClasses ? bClasses : operandB->classes(), layouts),
+    launch->run(productOf(rowsOfOperand(a.data(), row, layouts.transA), bk, product->rowsFrom(row), rows, s.k, s.n,
+                          b.data(), aClasses, bClasses ? bClasses : operandB->classes(), layouts),
                 stream);
   }
   if (!s.unscaled()) enqueueCombine(c.data(), product->data(), s.m, s.n, {s.alpha, s.beta}, stream);

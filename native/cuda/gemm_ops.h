@@ -20,9 +20,6 @@ namespace cuda_matmul {
 // What queued work uses and must outlive it: released once the work's event has passed (device_work.h).
 using HeldResources = std::vector<std::shared_ptr<const void>>;
 
-// dst = srcᵀ, in a new matrix (added to `held`).
-std::shared_ptr<DeviceResident> enqueueTranspose(const DeviceResident& src, cudaStream_t stream, HeldResources& held);
-
 // c = α·t + β·c over rows×cols (β = 0: c = α·t, whatever c held; t may then be c itself, scaled in place).
 void enqueueCombine(DeviceRows c, DeviceRows t, int64_t rows, int64_t cols, const Scale& scale, cudaStream_t stream);
 

@@ -45,14 +45,12 @@ struct DeviceResident : MatrixStorage {
   uint64_t transposedAt = ~uint64_t{0};
 };
 
-// Which operands the plan's kernel reads transposed as stored (registry.h, readsTransposedA, readsTransposedB):
-// those are passed as they are; any other transposed operand is transposed first.
+// How A and B are stored: row-major, or held transposed (gemm's transA, transB), as every kernel reads them
+// (registry.h, readsTransposedA, readsTransposedB; the plan takes no kernel that does not).
 struct StoredLayouts {
   bool transA = false, transB = false;
 };
-inline StoredLayouts storedLayouts(const KernelPlan& plan, const GemmShape& s) {
-  return {plan.row->readsTransposedA && s.transA, plan.row->readsTransposedB && s.transB};
-}
+inline StoredLayouts storedLayouts(const GemmShape& s) { return {s.transA, s.transB}; }
 // Rows [row, …) of op(X) held at `stored`: its rows from `row`, or, for X held transposed, its columns.
 inline DeviceRows rowsOfOperand(DeviceRows stored, int64_t row, bool transposed) {
   return {stored.data + (transposed ? row : row * stored.pitch), stored.pitch};

@@ -26,8 +26,9 @@ int main() {
   expect(&autoRulesFor(a100) == &kAutoRules[0], "an A100 takes the first row");
 
   const Precision fp32 = Precision::Fp32, tf32 = Precision::Tf32;
-  auto chose = [&](Kernel kernel, Precision precision, int64_t m, int64_t k, int64_t n, bool bTransposed = false) {
-    return autoKernel(precision, m, k, n, h100, bTransposed) == kernel;
+  auto chose = [&](Kernel kernel, Precision precision, int64_t m, int64_t k, int64_t n, bool bTransposed = false,
+                   bool aTransposed = false) {
+    return autoKernel(precision, m, k, n, h100, bTransposed, aTransposed) == kernel;
   };
   expect(chose(Kernel::FewRows, fp32, 1, 768, 1000000), "m = 1: gemv");
   expect(chose(Kernel::WgmmaF16, tf32, 4096, 4096, 4096), "4096³ tf32: wgmma-f16");
@@ -39,6 +40,9 @@ int main() {
   expect(chose(Kernel::WgmmaT, tf32, 64, 768, 100000), "64×768×100000 tf32: wgmma-t");
   expect(chose(Kernel::WgmmaT, fp32, 512, 768, 1000000, true), "512 rows fp32, Bᵀ held: wgmma-t");
   expect(chose(Kernel::Wgmma, fp32, 2048, 768, 1000000, true), "2048 rows fp32, Bᵀ held: wgmma");
+  expect(chose(Kernel::WgmmaT, tf32, 8192, 1024, 512), "8192×1024×512 tf32: wgmma-t's 256×128 tiles");
+  expect(chose(Kernel::Wgmma, tf32, 8192, 1024, 512, false, true), "8192×1024×512 tf32, Aᵀ held: wgmma");
+  expect(chose(Kernel::WgmmaT, tf32, 128, 4096, 4096, false, true), "128×4096×4096 tf32, Aᵀ held: wgmma-t");
 
   // The predicates follow the row: one whose wgmma-f16 steps start past any product never takes it.
   AutoRules never = kAutoRules[0];

@@ -11,6 +11,8 @@
 //   - Long K is split into slices of 1024 summed in float64 (kernels/launch.cu): one fp32 running sum per
 //     element grows its error with K (bench/NOTES.md, "Long K": 6.1e-7 at K = 2·10^7, SGEMM 2.1e-6).
 //   - Its host wrapper Mul now lives in cuda/transfer/panels.cu and serves every kernel.
+//   - A and B are read as they are stored, row-major or held transposed (gemm's transA, transB: Aᵀ k×m, Bᵀ n×k),
+//     each tile loaded along its stored rows so that a warp's reads stay contiguous; the sums are the same.
 // Measured (bench/NOTES.md): about 8 TFLOP/s at 4096³ on an H100 against cuBLAS's ~51.
 #include <cuda_runtime.h>
 
@@ -26,10 +28,11 @@ constexpr int BLOCK_SIZE = 16;
 
 // Device multiplication function called by Mul(): C = A·B.
 // hA is the height of A, wA the width of A (= height of B), wB the width of B; lda, ldb, ldc the row pitches.
-// sliceDepth, sliceStride: split K (kernels/helpers.cuh); block z multiplies its slice of wA.
+// sliceDepth, sliceStride: split K (kernels/helpers.cuh); block z multiplies its slice of wA. aTransposed,
+// bTransposed: A held as Aᵀ (wA×hA), B as Bᵀ (wB×wA).
 __global__ void Muld(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t hA, int64_t wA, int64_t wB,
-                     float* C, int64_t ldc, int64_t sliceDepth, int64_t sliceStride) {
-  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, lda, false, ldb, A, B, C, wA);
+                     float* C, int64_t ldc, int64_t sliceDepth, int64_t sliceStride, bool aTransposed, bool bTransposed) {
+  takeKSlice(blockIdx.z, sliceDepth, sliceStride, aTransposed, lda, bTransposed, ldb, A, B, C, wA);
   // Block index
   const int bx = blockIdx.x;
   const int by = blockIdx.y;
@@ -47,9 +50,12 @@ __global__ void Muld(const float* A, int64_t lda, const float* B, int64_t ldb, i
     __shared__ float As[BLOCK_SIZE][BLOCK_SIZE];
     __shared__ float Bs[BLOCK_SIZE][BLOCK_SIZE];
 
-    // Each thread loads one element of each tile; outside the matrices it loads 0, which adds nothing
-    As[ty][tx] = (row < hA && t + tx < wA) ? A[row * lda + t + tx] : 0.0f;
-    Bs[ty][tx] = (t + ty < wA && col < wB) ? B[(t + ty) * ldb + col] : 0.0f;
+    // Each thread loads one element of each tile; outside the matrices it loads 0, which adds nothing. Held
+    // transposed, a tile is loaded with the threads' roles swapped, along the rows it is stored in.
+    const int64_t aRow = by * BLOCK_SIZE + (aTransposed ? tx : ty), aCol = t + (aTransposed ? ty : tx);
+    const int64_t bRow = t + (bTransposed ? tx : ty), bCol = bx * BLOCK_SIZE + (bTransposed ? ty : tx);
+    (aTransposed ? As[tx][ty] : As[ty][tx]) = (aRow < hA && aCol < wA) ? *elementAt(A, lda, aRow, aCol, aTransposed) : 0.0f;
+    (bTransposed ? Bs[tx][ty] : Bs[ty][tx]) = (bRow < wA && bCol < wB) ? *elementAt(B, ldb, bRow, bCol, bTransposed) : 0.0f;
     // Make sure both tiles are loaded before anyone reads them
     __syncthreads();
 
@@ -66,7 +72,8 @@ void launchMuld(const GemmOperands& o, Precision, cudaStream_t stream) {
   const dim3 dimBlock(BLOCK_SIZE, BLOCK_SIZE);
   const dim3 dimGrid(static_cast<unsigned>((o.n + BLOCK_SIZE - 1) / BLOCK_SIZE),
                      static_cast<unsigned>((o.m + BLOCK_SIZE - 1) / BLOCK_SIZE), static_cast<unsigned>(o.slices));
-  Muld<<<dimGrid, dimBlock, 0, stream>>>(o.a, o.lda, o.b, o.ldb, o.m, o.k, o.n, o.c, o.ldc, o.sliceDepth, o.sliceStride);
+  Muld<<<dimGrid, dimBlock, 0, stream>>>(o.a, o.lda, o.b, o.ldb, o.m, o.k, o.n, o.c, o.ldc, o.sliceDepth, o.sliceStride,
+                                         o.transA, o.transB);
 }
 
 constexpr KernelVariant kMuldVariants[] = {{"muld", launchMuld, {BLOCK_SIZE, BLOCK_SIZE}, false}};

@@ -5,7 +5,9 @@
 //     so per k each thread loads 8 + 8 values from shared memory for 64 FMAs (4 FMAs per load, not 0.5);
 //   - A's tile is stored transposed in shared memory (As[k][m]) so both operands are read as float4;
 //   - global loads are float4 where the row length allows (K or N a multiple of 4), scalar and
-//     bounds-checked otherwise, so any shape works; edge tiles read zeros and skip out-of-range stores.
+//     bounds-checked otherwise, so any shape works; edge tiles read zeros and skip out-of-range stores;
+//   - A and B are read as stored, row-major or held transposed (Aᵀ k×m, Bᵀ n×k: A_TRANSPOSED, B_TRANSPOSED), each
+//     float4 along the stored rows: Aᵀ's k-rows go into As as they are, Bᵀ's are transposed into Bs as A's are.
 // Measured on an H100 (bench/NOTES.md, "Step 1"): 30.1 TFLOP/s at 4096³ against Muld's 8.2 and cuBLAS's 51.4.
 #include <cuda_runtime.h>
 
@@ -30,11 +32,21 @@ __device__ __forceinline__ float4 loadFour(const float* row, int64_t col, int64_
   return v;
 }
 
+// v's four values down column `col` of a shared tile from row `row`: a float4 read along a stored row, transposed.
+template <int COLS>
+__device__ __forceinline__ void storeDown(float (*tile)[COLS], int row, int col, float4 v) {
+  tile[row][col] = v.x;
+  tile[row + 1][col] = v.y;
+  tile[row + 2][col] = v.z;
+  tile[row + 3][col] = v.w;
+}
+
+template <bool A_TRANSPOSED, bool B_TRANSPOSED>
 __global__ void __launch_bounds__(THREADS)
     blockTile(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int64_t M, int64_t K,
-              int64_t N, int64_t lda, int64_t ldb, int64_t ldc, bool vectorA, bool vectorB, int64_t sliceDepth,
-              int64_t sliceStride) {
-  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, lda, false, ldb, A, B, C, K);
+              int64_t N, int64_t lda, int64_t ldb, int64_t ldc, bool vectorA, bool vectorB, bool vectorC,
+              int64_t sliceDepth, int64_t sliceStride) {
+  takeKSlice(blockIdx.z, sliceDepth, sliceStride, A_TRANSPOSED, lda, B_TRANSPOSED, ldb, A, B, C, K);
   __shared__ float As[BK][BM + 4];  // transposed; +4 keeps float4 alignment and spreads the transposing stores
   __shared__ float Bs[BK][BN];
 
@@ -43,23 +55,30 @@ __global__ void __launch_bounds__(THREADS)
   const int64_t blockCol = static_cast<int64_t>(blockIdx.x) * BN;
   const int threadRow = tid / (BN / TN), threadCol = tid % (BN / TN);
 
-  // Which float4 of the A and B tiles this thread loads.
-  const int aRow = tid / (BK / 4), aCol = (tid % (BK / 4)) * 4;
-  const int bRow = tid / (BN / 4), bCol = (tid % (BN / 4)) * 4;
+  // Which float4 of the A and B tiles this thread loads: row-major, a row of A (aRow) at k aCol…aCol + 3 and a k-row
+  // of B (bRow) at bCol…bCol + 3; held transposed, Aᵀ's k-row aCol' at aRow'…aRow' + 3 (the roles below swap) and
+  // Bᵀ's row bRow' at k bCol'…bCol' + 3.
+  const int aRow = A_TRANSPOSED ? tid / (BM / 4) : tid / (BK / 4), aCol = A_TRANSPOSED ? (tid % (BM / 4)) * 4 : (tid % (BK / 4)) * 4;
+  const int bRow = B_TRANSPOSED ? tid / (BK / 4) : tid / (BN / 4), bCol = B_TRANSPOSED ? (tid % (BK / 4)) * 4 : (tid % (BN / 4)) * 4;
 
   float acc[TM][TN] = {};
   float regM[TM], regN[TN];
 
   for (int64_t k0 = 0; k0 < K; k0 += BK) {
-    const int64_t ga = blockRow + aRow;
-    const float4 a = ga < M ? loadFour(A + ga * lda, k0 + aCol, K, vectorA) : make_float4(0, 0, 0, 0);
-    As[aCol + 0][aRow] = a.x;
-    As[aCol + 1][aRow] = a.y;
-    As[aCol + 2][aRow] = a.z;
-    As[aCol + 3][aRow] = a.w;
-    const int64_t gb = k0 + bRow;
-    const float4 b = gb < K ? loadFour(B + gb * ldb, blockCol + bCol, N, vectorB) : make_float4(0, 0, 0, 0);
-    *reinterpret_cast<float4*>(&Bs[bRow][bCol]) = b;
+    if constexpr (A_TRANSPOSED) {  // aRow: k of the tile, aCol: its row
+      const int64_t ga = k0 + aRow;
+      *reinterpret_cast<float4*>(&As[aRow][aCol]) = ga < K ? loadFour(A + ga * lda, blockRow + aCol, M, vectorA) : make_float4(0, 0, 0, 0);
+    } else {
+      const int64_t ga = blockRow + aRow;
+      storeDown(As, aCol, aRow, ga < M ? loadFour(A + ga * lda, k0 + aCol, K, vectorA) : make_float4(0, 0, 0, 0));
+    }
+    if constexpr (B_TRANSPOSED) {  // bRow: column of the tile, bCol: its k
+      const int64_t gb = blockCol + bRow;
+      storeDown(Bs, bCol, bRow, gb < N ? loadFour(B + gb * ldb, k0 + bCol, K, vectorB) : make_float4(0, 0, 0, 0));
+    } else {
+      const int64_t gb = k0 + bRow;
+      *reinterpret_cast<float4*>(&Bs[bRow][bCol]) = gb < K ? loadFour(B + gb * ldb, blockCol + bCol, N, vectorB) : make_float4(0, 0, 0, 0);
+    }
     __syncthreads();
 
 #pragma unroll
@@ -86,7 +105,7 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
     for (int j = 0; j < TN; j += 4) {
       const int64_t col = blockCol + threadCol * TN + j;
-      if (vectorB && col + 3 < N) {
+      if (vectorC && col + 3 < N) {
         *reinterpret_cast<float4*>(cRow + col) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
       } else {
         for (int q = 0; q < 4; ++q)
@@ -98,13 +117,14 @@ __global__ void __launch_bounds__(THREADS)
 
 // FFMA only: a 'tf32' request is computed in fp32.
 void launchBlockTile(const GemmOperands& o, Precision, cudaStream_t stream) {
-  // float4 global loads need every row 16-byte aligned: the base pointer and the row pitch decide.
-  const bool vectorA = rowsAligned16(o.a, o.lda);
-  const bool vectorB = rowsAligned16(o.b, o.ldb) && rowsAligned16(o.c, o.ldc);
+  // float4 global loads and stores need every row 16-byte aligned: the base pointer and the row pitch decide.
+  const bool vectorA = rowsAligned16(o.a, o.lda), vectorB = rowsAligned16(o.b, o.ldb), vectorC = rowsAligned16(o.c, o.ldc);
   const dim3 grid(static_cast<unsigned>((o.n + BN - 1) / BN), static_cast<unsigned>((o.m + BM - 1) / BM),
                   static_cast<unsigned>(o.slices));
-  blockTile<<<grid, THREADS, 0, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, vectorA, vectorB, o.sliceDepth,
-                                          o.sliceStride);
+  const auto kernel = o.transA ? (o.transB ? blockTile<true, true> : blockTile<true, false>)
+                               : (o.transB ? blockTile<false, true> : blockTile<false, false>);
+  kernel<<<grid, THREADS, 0, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, vectorA, vectorB, vectorC,
+                                       o.sliceDepth, o.sliceStride);
 }
 
 constexpr KernelVariant kBlockTileVariants[] = {{"blocktile", launchBlockTile, {BM, BN}, false}};

@@ -9,6 +9,9 @@
 //     thread waits on its own loads and no element outside A or B is read);
 //   - shared-memory rows are padded (A by 4 floats, B by 8) so that every fragment read of a warp hits 32
 //     different banks and every 16-byte cp.async stays aligned;
+//   - A and B are read as they are stored, row-major or held transposed (Aᵀ k×m, Bᵀ n×k): a tile is copied as its
+//     rows are stored (Aᵀ's k-rows padded by 8 as B's are, Bᵀ's by 4 as A's are: SharedLayout), and the fragments
+//     read with the roles of its rows and columns swapped, as conflict-free; the sums are the same;
 //   - 16-byte copies where every row of A, B and C starts 16-byte aligned (row pitches multiples of 4 floats,
 //     aligned base pointers; the host wrapper pads rows so), 4-byte copies otherwise: any shape and offset
 //     works, the aligned case runs faster.
@@ -22,6 +25,7 @@
 
 #include <cstdint>
 
+#include "core/errors.h"
 #include "cuda/check.h"
 #include "cuda/kernels/kernel.h"
 #include "cuda/kernels/helpers.cuh"
@@ -37,22 +41,34 @@ struct MmaConfig {
   static constexpr int kWarpsN = WARPS_N;
   static constexpr int kWarpM = BM / WARPS_M, kWarpN = BN / WARPS_N;  // each warp's share of the block tile
   static constexpr int kFragsM = kWarpM / 16, kFragsN = kWarpN / 8;   // m16n8k8 tiles per warp
-  static constexpr int kStrideA = BK + 4, kStrideB = BN + 8;          // padded shared-memory rows (floats)
-  static constexpr int kStageFloats = BM * kStrideA + BK * kStrideB;
-  static constexpr int kSharedBytes = STAGES * kStageFloats * static_cast<int>(sizeof(float));
   static_assert(kWarpM % 16 == 0 && kWarpN % 8 == 0 && BK % 8 == 0, "whole m16n8k8 tiles per warp");
+};
+
+// A stage's tiles in shared memory, as A and B are stored (A_TRANSPOSED: Aᵀ, B_TRANSPOSED: Bᵀ): A's BM rows of BK,
+// or BK rows of BM; B's BK rows of BN, or BN rows of BK; rows padded (floats).
+template <class Cfg, bool A_TRANSPOSED, bool B_TRANSPOSED>
+struct SharedLayout {
+  static constexpr int kStrideA = A_TRANSPOSED ? Cfg::BM + 8 : Cfg::BK + 4;
+  static constexpr int kStrideB = B_TRANSPOSED ? Cfg::BK + 4 : Cfg::BN + 8;
+  static constexpr int kFloatsA = (A_TRANSPOSED ? Cfg::BK : Cfg::BM) * kStrideA;
+  static constexpr int kStageFloats = kFloatsA + (B_TRANSPOSED ? Cfg::BN : Cfg::BK) * kStrideB;
+  static constexpr int kSharedBytes = Cfg::STAGES * kStageFloats * static_cast<int>(sizeof(float));
+  // Where A's (row, k) and B's (k, col) lie in their tiles.
+  __device__ static constexpr int a(int row, int k) { return A_TRANSPOSED ? k * kStrideA + row : row * kStrideA + k; }
+  __device__ static constexpr int b(int k, int col) { return B_TRANSPOSED ? col * kStrideB + k : k * kStrideB + col; }
 };
 
 // --- cp.async: global → shared without passing through registers (sm_80+) ---------------------------------
 
-// Copies BYTES (4 or 16) from src to dst, or writes zeros when !inside (src is then never read).
+// Fills BYTES (4 or 16) at dst: the first `read` of them (a multiple of 4, at most BYTES) copied from src, the rest
+// zeros (src is not read where `read` is 0).
 template <int BYTES>
-__device__ __forceinline__ void copyAsync(float* dst, const float* src, bool inside) {
+__device__ __forceinline__ void copyAsync(float* dst, const float* src, int read) {
   const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   if constexpr (BYTES == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(inside ? 16 : 0));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(read));
   else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(address), "l"(src), "r"(inside ? 4 : 0));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(address), "l"(src), "r"(read));
 }
 
 __device__ __forceinline__ void commitCopies() { asm volatile("cp.async.commit_group;\n" ::); }
@@ -76,9 +92,11 @@ __device__ __forceinline__ void loadTile(float* shared, const float* tile, int64
   for (int i = 0; i < kChunks / THREADS; ++i) {
     const int chunk = static_cast<int>(threadIdx.x) + i * THREADS;
     const int row = chunk / kChunksPerRow, col = (chunk % kChunksPerRow) * kWidth;
-    // VECTOR implies colsLeft % 4 == 0, so a 4-float chunk is wholly inside or wholly outside.
+    // A chunk that a row's end cuts copies the floats before it and zero-fills the rest: nothing past the matrix's
+    // rows is read, whatever their padding holds.
     const bool inside = row < rowsLeft && col < colsLeft;
-    copyAsync<kWidth * 4>(shared + row * STRIDE + col, inside ? tile + row * ld + col : origin, inside);
+    const int read = inside ? 4 * static_cast<int>(colsLeft - col < kWidth ? colsLeft - col : kWidth) : 0;
+    copyAsync<kWidth * 4>(shared + row * STRIDE + col, inside ? tile + row * ld + col : origin, read);
   }
 }
 
@@ -100,28 +118,29 @@ __device__ __forceinline__ void mma16x8x8(float (&acc)[4], const uint32_t (&a)[4
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// One 8-deep slice of the block tile: load this warp's fragments from shared memory, split, multiply.
+// One 8-deep slice of the block tile (k from kk): load this warp's fragments from shared memory (its rows from
+// warpRow of A's tile, its columns from warpCol of B's), split, multiply.
 // Fragment layouts (PTX ISA, mma.m16n8k8 .tf32): lane = 4·g + t; A holds (g, t), (g+8, t), (g, t+4),
 // (g+8, t+4); B holds (k=t, n=g), (k=t+4, n=g); C holds (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
-template <class Cfg, int PASSES>
+template <class Cfg, class L, int PASSES>
 __device__ __forceinline__ void multiplySlice(float (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], const float* As,
-                                              const float* Bs, int g, int t) {
+                                              const float* Bs, int warpRow, int warpCol, int kk, int g, int t) {
   uint32_t bBig[Cfg::kFragsN][2], bSmall[Cfg::kFragsN][2];
 #pragma unroll
   for (int j = 0; j < Cfg::kFragsN; ++j) {
-    const float* b = Bs + t * Cfg::kStrideB + j * 8 + g;
-    split<PASSES>(b[0], bBig[j][0], bSmall[j][0]);
-    split<PASSES>(b[4 * Cfg::kStrideB], bBig[j][1], bSmall[j][1]);
+    const int col = warpCol + j * 8 + g;
+    split<PASSES>(Bs[L::b(kk + t, col)], bBig[j][0], bSmall[j][0]);
+    split<PASSES>(Bs[L::b(kk + t + 4, col)], bBig[j][1], bSmall[j][1]);
   }
   // One row of A fragments at a time: fewer live registers than splitting them all up front.
 #pragma unroll
   for (int i = 0; i < Cfg::kFragsM; ++i) {
     uint32_t aBig[4], aSmall[4];
-    const float* a = As + (i * 16 + g) * Cfg::kStrideA + t;
-    split<PASSES>(a[0], aBig[0], aSmall[0]);
-    split<PASSES>(a[8 * Cfg::kStrideA], aBig[1], aSmall[1]);
-    split<PASSES>(a[4], aBig[2], aSmall[2]);
-    split<PASSES>(a[8 * Cfg::kStrideA + 4], aBig[3], aSmall[3]);
+    const int row = warpRow + i * 16 + g;
+    split<PASSES>(As[L::a(row, kk + t)], aBig[0], aSmall[0]);
+    split<PASSES>(As[L::a(row + 8, kk + t)], aBig[1], aSmall[1]);
+    split<PASSES>(As[L::a(row, kk + t + 4)], aBig[2], aSmall[2]);
+    split<PASSES>(As[L::a(row + 8, kk + t + 4)], aBig[3], aSmall[3]);
 #pragma unroll
     for (int j = 0; j < Cfg::kFragsN; ++j) {
       if constexpr (PASSES == 3) {
@@ -162,27 +181,34 @@ __device__ __forceinline__ float storeTile(const float (&acc)[Cfg::kFragsM][Cfg:
   return probe;
 }
 
-template <class Cfg, int PASSES, bool VECTOR>
+template <class Cfg, int PASSES, bool VECTOR, bool A_TRANSPOSED, bool B_TRANSPOSED>
 __global__ void __launch_bounds__(Cfg::kThreads)
     mmaGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int64_t M, int64_t K,
             int64_t N, int64_t lda, int64_t ldb, int64_t ldc, int64_t sliceDepth, int64_t sliceStride,
             const uint32_t* __restrict__ aClasses, const uint32_t* __restrict__ bClasses) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  takeKSlice(blockIdx.z, sliceDepth, sliceStride, false, lda, false, ldb, A, B, C, K);
+  using L = SharedLayout<Cfg, A_TRANSPOSED, B_TRANSPOSED>;
+  takeKSlice(blockIdx.z, sliceDepth, sliceStride, A_TRANSPOSED, lda, B_TRANSPOSED, ldb, A, B, C, K);
   extern __shared__ float4 sharedWords[];  // float4: 16-byte aligned for cp.async
   float* const shared = reinterpret_cast<float*>(sharedWords);
   const int64_t blockRow = static_cast<int64_t>(blockIdx.y) * Cfg::BM, blockCol = static_cast<int64_t>(blockIdx.x) * Cfg::BN;
-  const float* const aTile = A + blockRow * lda;
-  const float* const bTile = B + blockCol;
   const int kTiles = static_cast<int>((K + Cfg::BK - 1) / Cfg::BK);
 
-  auto stageA = [&](int stage) { return shared + stage * Cfg::kStageFloats; };
-  auto stageB = [&](int stage) { return shared + stage * Cfg::kStageFloats + Cfg::BM * Cfg::kStrideA; };
+  auto stageA = [&](int stage) { return shared + stage * L::kStageFloats; };
+  auto stageB = [&](int stage) { return shared + stage * L::kStageFloats + L::kFloatsA; };
   auto startLoading = [&](int kTile) {
     const int64_t k0 = static_cast<int64_t>(kTile) * Cfg::BK;
     const int stage = kTile % Cfg::STAGES;
-    loadTile<Cfg::BM, Cfg::BK, Cfg::kStrideA, Cfg::kThreads, VECTOR>(stageA(stage), aTile + k0, lda, M - blockRow, K - k0, A);
-    loadTile<Cfg::BK, Cfg::BN, Cfg::kStrideB, Cfg::kThreads, VECTOR>(stageB(stage), bTile + k0 * ldb, ldb, K - k0, N - blockCol, B);
+    const float* const aTile = elementAt(A, lda, blockRow, k0, A_TRANSPOSED);
+    const float* const bTile = elementAt(B, ldb, k0, blockCol, B_TRANSPOSED);
+    if constexpr (A_TRANSPOSED)
+      loadTile<Cfg::BK, Cfg::BM, L::kStrideA, Cfg::kThreads, VECTOR>(stageA(stage), aTile, lda, K - k0, M - blockRow, A);
+    else
+      loadTile<Cfg::BM, Cfg::BK, L::kStrideA, Cfg::kThreads, VECTOR>(stageA(stage), aTile, lda, M - blockRow, K - k0, A);
+    if constexpr (B_TRANSPOSED)
+      loadTile<Cfg::BN, Cfg::BK, L::kStrideB, Cfg::kThreads, VECTOR>(stageB(stage), bTile, ldb, N - blockCol, K - k0, B);
+    else
+      loadTile<Cfg::BK, Cfg::BN, L::kStrideB, Cfg::kThreads, VECTOR>(stageB(stage), bTile, ldb, K - k0, N - blockCol, B);
   };
 
   // Fill all stages but one; each iteration then waits for the oldest, refills the one freed last.
@@ -202,11 +228,9 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     __syncthreads();                   // ... for every thread, and everyone is done with the previous stage
     if (kTile + Cfg::STAGES - 1 < kTiles) startLoading(kTile + Cfg::STAGES - 1);
     commitCopies();
-    const float* As = stageA(kTile % Cfg::STAGES) + warpRow * Cfg::kStrideA;
-    const float* Bs = stageB(kTile % Cfg::STAGES) + warpCol;
 #pragma unroll
     for (int kk = 0; kk < Cfg::BK; kk += 8)
-      multiplySlice<Cfg, PASSES>(acc, As + kk, Bs + kk * Cfg::kStrideB, g, t);
+      multiplySlice<Cfg, L, PASSES>(acc, stageA(kTile % Cfg::STAGES), stageB(kTile % Cfg::STAGES), warpRow, warpCol, kk, g, t);
   }
   waitForCopies<0>();
 
@@ -214,28 +238,43 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const bool every = splitLosesProducts(aClasses, bClasses);
   if (!finite(storeTile<Cfg, VECTOR>(acc, C, M, N, ldc, rowBase, colBase, g, t)) || every)
     recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + g, 2 * Cfg::kFragsM, colBase + 2 * t, Cfg::kFragsN,
-                       every);
+                       every, false, B_TRANSPOSED, A_TRANSPOSED);
 #endif
 }
 
-template <class Cfg, int PASSES, bool VECTOR>
+template <class Cfg, int PASSES, bool VECTOR, bool A_TRANSPOSED, bool B_TRANSPOSED>
 void launchVariant(const GemmOperands& o, cudaStream_t stream) {
-  const auto kernel = mmaGemm<Cfg, PASSES, VECTOR>;
+  const auto kernel = mmaGemm<Cfg, PASSES, VECTOR, A_TRANSPOSED, B_TRANSPOSED>;
+  constexpr int kSharedBytes = SharedLayout<Cfg, A_TRANSPOSED, B_TRANSPOSED>::kSharedBytes;
   static SharedMemoryOptIn optIn;
-  optIn.ensure(kernel, Cfg::kSharedBytes, "cudaFuncSetAttribute(mma shared memory)");
+  optIn.ensure(kernel, kSharedBytes, "cudaFuncSetAttribute(mma shared memory)");
   const dim3 grid(static_cast<unsigned>((o.n + Cfg::BN - 1) / Cfg::BN), static_cast<unsigned>((o.m + Cfg::BM - 1) / Cfg::BM),
                   static_cast<unsigned>(o.slices));
-  kernel<<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, o.sliceDepth,
-                                                             o.sliceStride, o.aClasses, o.bClasses);
+  kernel<<<grid, Cfg::kThreads, kSharedBytes, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, o.sliceDepth,
+                                                        o.sliceStride, o.aClasses, o.bClasses);
+}
+
+// 16-byte copies where every row of A, B and C starts 16-byte aligned, as on the device they always do (Matrices'
+// and the host arrays' device copies have padded rows: kernel.h, paddedPitch); 4-byte copies for row-major operands
+// otherwise (the inline route reads host memory as it is). Operands held transposed come only aligned: they take
+// the 16-byte copies alone, so that each precision and tile builds 5 kernels, not 8.
+template <class Cfg, int PASSES>
+void launchLayouts(const GemmOperands& o, bool vector, cudaStream_t stream) {
+  if (!o.transA && !o.transB)
+    return vector ? launchVariant<Cfg, PASSES, true, false, false>(o, stream) : launchVariant<Cfg, PASSES, false, false, false>(o, stream);
+  if (!vector) throw MatmulError(ErrorKind::Failure, "internal error: mma given an operand held transposed with rows not 16-byte aligned");
+  if (o.transA)
+    return o.transB ? launchVariant<Cfg, PASSES, true, true, true>(o, stream) : launchVariant<Cfg, PASSES, true, true, false>(o, stream);
+  return launchVariant<Cfg, PASSES, true, false, true>(o, stream);
 }
 
 template <class Cfg>
 void launchMma(const GemmOperands& o, Precision precision, cudaStream_t stream) {
   const bool vector = rowsAligned16(o.a, o.lda) && rowsAligned16(o.b, o.ldb) && rowsAligned16(o.c, o.ldc);
   if (precisionRow(precision).tf32Parts)
-    vector ? launchVariant<Cfg, 3, true>(o, stream) : launchVariant<Cfg, 3, false>(o, stream);
+    launchLayouts<Cfg, 3>(o, vector, stream);
   else
-    vector ? launchVariant<Cfg, 1, true>(o, stream) : launchVariant<Cfg, 1, false>(o, stream);
+    launchLayouts<Cfg, 1>(o, vector, stream);
 }
 
 // 4 warps a block, 16-deep k slices, 4 stages: at most 76 KB of shared memory, under every sm_80+ limit.

@@ -6,6 +6,10 @@
 //     64-column slice of B from the stage's tile (B's rows of 32 columns, as the TMA brought them, 128-byte
 //     swizzled), in a lane-dependent order that keeps the loads free of bank conflicts, at offsets worked out once
 //     per thread (worked out per load, the address arithmetic held the tensor cores to 81% at 8192³: 3.2 ms);
+//   - from A held as Aᵀ (k×m), whose tiles the TMA brings in 32×32 boxes, three producer warps transpose each stage's
+//     tile into the K-major layout below in shared memory (transposeTileOfA): no transposed copy of A, at a cost
+//     (bench/NOTES.md, "Every kernel reads A and B as stored": 128×4096×4096 tf32 0.081 ms against 0.064 with a copy
+//     first; 'auto' takes wgmma instead where these tiles would be 256×128);
 //   - its shared-memory operand is A, K-major as A is stored. wgmma truncates that operand to TF32, so in tf32 the
 //     TMA copies A and B with the TFLOAT32 data type, which rounds them to nearest on the way (as cuBLAS's own
 //     kernel does; three producer warps rounding A in shared memory halved the speed); in fp32 three producer warps
@@ -62,17 +66,24 @@ struct Config {
   static constexpr int kRows = ROWS;
   static constexpr int kColsC = CONSUMERS * kColsPerConsumer;
   static constexpr int kThreads = 128 * (1 + CONSUMERS);  // warpgroup 0 produces
-  // setmaxnreg: the producer warpgroup keeps 40 registers a thread, the consumers share the rest of 64 K.
-  static constexpr int kConsumerRegisters = (65536 - 128 * 40) / (128 * CONSUMERS) / 8 * 8 > 232
-                                                ? 232
-                                                : (65536 - 128 * 40) / (128 * CONSUMERS) / 8 * 8;
+  // setmaxnreg: the producer warpgroup keeps 40 registers a thread (from Aᵀ 56, for transposeTileOfA's 4×4 blocks),
+  // the consumers share the rest of 64 K, at most 232 each.
+  __host__ __device__ static constexpr int producerRegisters(bool aTransposed) { return aTransposed ? 56 : 40; }
+  __host__ __device__ static constexpr int consumerRegisters(bool aTransposed) {
+    return (65536 - 128 * producerRegisters(aTransposed)) / (128 * CONSUMERS) / 8 * 8 > 232
+               ? 232
+               : (65536 - 128 * producerRegisters(aTransposed)) / (128 * CONSUMERS) / 8 * 8;
+  }
   static constexpr int kTileBytesA = ROWS * kDepth * 4;
   static constexpr int kTileBytesB = kColsC * kDepth * 4;
   // B's tile, then A's (for SPLIT split where the TMA put it: its big parts, then its remainders).
-  static constexpr int kStageBytes = kTileBytesB + (SPLIT ? 2 : 1) * kTileBytesA;
-  static constexpr int kStages = kStageBudget / kStageBytes < 8 ? kStageBudget / kStageBytes : 8;
+  // From Aᵀ (A_TRANSPOSED), a stage also holds A's tile as the TMA brought it, to be transposed (transposeTileOfA).
+  __host__ __device__ static constexpr int stageBytes(bool aTransposed) { return kTileBytesB + ((SPLIT ? 2 : 1) + aTransposed) * kTileBytesA; }
+  __host__ __device__ static constexpr int stages(bool aTransposed) {
+    return kStageBudget / stageBytes(aTransposed) < 8 ? kStageBudget / stageBytes(aTransposed) : 8;
+  }
   // Stages, then 3 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
-  static constexpr int kSharedBytes = kStages * kStageBytes + 3 * kStages * 8 + 1024;
+  __host__ __device__ static constexpr int sharedBytes(bool aTransposed) { return stages(aTransposed) * (stageBytes(aTransposed) + 3 * 8) + 1024; }
   static constexpr int kAccumulators = ROWS / 2;  // per consumer thread: ROWS × 64 over 128 threads
   // tf32 keeps a stage's wgmmas in flight while the next stage's fragments load (as step 3); fp32 waits for each
   // stage's to add them to the accumulators.
@@ -104,6 +115,42 @@ __device__ __forceinline__ void splitTileOfA(uint8_t* tile, uint8_t* small, int 
     }
     *reinterpret_cast<uint4*>(tile + offset) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
     *reinterpret_cast<uint4*>(small + offset) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+  }
+}
+
+// The converting warps' share of a stage from Aᵀ: A's tile as the TMA brought it into `held` (ROWS/32 boxes of 32 k
+// rows × 32 columns of Aᵀ, 4 KB each, 128-byte swizzled: element (k, i) of box i / 32 at k·128 + 16·((i % 32 / 4)
+// ^ k % 8) + 4·(i % 4)) written K-major into `tile` as the TMA brings A's (row i at i·128, its k in 16-byte chunks
+// k / 4 ^ i % 8), in fp32 split as splitTileOfA splits it (tf32: the TMA rounded it). A thread takes 4 rows by 4 k
+// at a time: four 16-byte reads (a k each), transposed in registers, four 16-byte writes (a row each). Eight lanes
+// at a time take row blocks a = 0…7 of a box with k blocks (a + s) % 8: their reads fall on 8 chunks apart, and so
+// do their writes. (A float a read, four to a write, the conversion took the tf32 product at 128×4096×4096 from
+// 44 to 154 µs: the converting warps' instructions, not the bytes, were the bound.)
+template <int ROWS, bool SPLIT>
+__device__ __forceinline__ void transposeTileOfA(const uint8_t* held, uint8_t* tile, uint8_t* small, int thread,
+                                                 int threads) {
+#pragma unroll 1
+  for (int block = thread; block < ROWS * 2; block += threads) {
+    const int box = block / 64, a = block % 8, kb = (a + block / 8) % 8, i0 = 32 * box + 4 * a;
+    float x[4][4];  // x[q][r]: k 4·kb + q of row i0 + r
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const int k = 4 * kb + q;
+      const float4 v = *reinterpret_cast<const float4*>(held + box * 4096 + k * 128 + 16 * (a ^ (k % 8)));
+      x[q][0] = v.x, x[q][1] = v.y, x[q][2] = v.z, x[q][3] = v.w;
+    }
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      uint32_t hi[4], lo[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        hi[q] = SPLIT ? tf32Bits(x[q][r]) : __float_as_uint(x[q][r]);
+        if constexpr (SPLIT) lo[q] = tf32Bits(x[q][r] - __uint_as_float(hi[q]));
+      }
+      const int i = i0 + r, offset = i * 128 + 16 * (kb ^ (i % 8));
+      *reinterpret_cast<uint4*>(tile + offset) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
+      if constexpr (SPLIT) *reinterpret_cast<uint4*>(small + offset) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+    }
   }
 }
 
@@ -163,9 +210,9 @@ __device__ __forceinline__ void loadFragmentB(float (&b)[4], const uint8_t* tile
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-// C (M×N, ldc) = A (M×K, lda) · B (K×N, read through mapB; B_TRANSPOSED: held as Bᵀ, N×K, ldb), over `tiles` work
-// tiles (workTile). Split K: slice s writes its partial result at C + s·sliceStride.
-template <class T, bool B_TRANSPOSED>
+// C (M×N, ldc) = A (M×K, lda; A_TRANSPOSED: held as Aᵀ, K×M) · B (K×N, read through mapB; B_TRANSPOSED: held as
+// Bᵀ, N×K, ldb), over `tiles` work tiles (workTile). Split K: slice s writes its partial result at C + s·sliceStride.
+template <class T, bool B_TRANSPOSED, bool A_TRANSPOSED>
 __global__ void __launch_bounds__(T::kThreads, 1)
     wgmmaTransposedGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
                         const float* __restrict__ A, int64_t lda,
@@ -176,21 +223,24 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if (onlyIf && *onlyIf == 0) return;  // a fallback not needed this time (kernel.h, GemmOperands::onlyIf)
   extern __shared__ uint8_t sharedBytes[];
   uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
-  constexpr int kStages = T::kStages, kRows = T::kRows;
-  uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * T::kStageBytes);
+  constexpr int kStages = T::stages(A_TRANSPOSED), kStageBytes = T::stageBytes(A_TRANSPOSED), kRows = T::kRows;
+  uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes);
   uint64_t* const empty = full + kStages;
-  uint64_t* const arrived = empty + kStages;  // SPLIT: A's tile has landed, to be split
-  auto tileB = [&](int stage) { return stages + stage * T::kStageBytes; };
+  uint64_t* const arrived = empty + kStages;  // SPLIT or A_TRANSPOSED: A's tile has landed, to be converted
+  auto tileB = [&](int stage) { return stages + stage * kStageBytes; };
   auto tileA = [&](int stage) { return tileB(stage) + T::kTileBytesB; };
   auto tileASmall = [&](int stage) { return tileA(stage) + T::kTileBytesA; };
-  // SPLIT: the producer's warps 1-3 split A's tiles; warp 0's first thread issues the copies.
-  constexpr int kConverters = T::kSplit ? 96 : 0;
+  auto heldA = [&](int stage) { return tileA(stage) + (T::kSplit ? 2 : 1) * T::kTileBytesA; };  // A_TRANSPOSED
+  // SPLIT or A_TRANSPOSED: the producer's warps 1-3 split or transpose A's tiles; warp 0's first thread issues
+  // the copies.
+  constexpr bool kConverts = T::kSplit || A_TRANSPOSED;
+  constexpr int kConverters = kConverts ? 96 : 0;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      // SPLIT: every converting thread, once its part of A is split, and B's bytes; tf32: the issuing thread's
-      // expect-bytes arrival, then A's and B's bytes.
-      barrierInit(&full[s], T::kSplit ? kConverters : 1);
+      // Converting: every converting thread, once its part of A is converted, and B's bytes; else the issuing
+      // thread's expect-bytes arrival, then A's and B's bytes.
+      barrierInit(&full[s], kConverts ? kConverters : 1);
       barrierInit(&empty[s], T::kConsumers);  // one arrival per consumer warpgroup
       barrierInit(&arrived[s], 1);            // the issuing thread's expect-bytes arrival, then the TMA's bytes
     }
@@ -201,9 +251,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     // Both producer roles walk the same stages: the first thread fills each with TMA copies as soon as it is free,
-    // in fp32 the converting warps split its A once the copy has landed.
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    const bool issues = threadIdx.x == 0, converts = T::kSplit && threadIdx.x >= 32;
+    // in fp32 or from Aᵀ the converting warps split or transpose its A once the copy has landed.
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(T::producerRegisters(A_TRANSPOSED)));
+    const bool issues = threadIdx.x == 0, converts = kConverts && threadIdx.x >= 32;
     if (!issues && !converts) return;
     int use = 0;  // stages filled so far, over every tile
     for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -213,7 +263,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         const int stage = use % kStages, k0 = static_cast<int>(w.kBegin + int64_t{kt} * kDepth);
         if (issues) {
           if (use >= kStages) barrierWait(&empty[stage], ((use / kStages) & 1) ^ 1);  // its last use has finished
-          if constexpr (T::kSplit) {
+          if constexpr (A_TRANSPOSED) {
+            barrierExpectBytes(&arrived[stage], T::kTileBytesA);
+#pragma unroll
+            for (int box = 0; box < kRows / 32; ++box)
+              tmaLoad(heldA(stage) + box * 4096, &mapA, static_cast<int>(w.row) + 32 * box, k0, &arrived[stage]);
+            barrierAddBytes(&full[stage], T::kTileBytesB);
+          } else if constexpr (T::kSplit) {
             barrierExpectBytes(&arrived[stage], T::kTileBytesA);
             tmaLoad(tileA(stage), &mapA, k0, static_cast<int>(w.row), &arrived[stage]);
             barrierAddBytes(&full[stage], T::kTileBytesB);
@@ -229,7 +285,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           }
         } else {
           barrierWait(&arrived[stage], (use / kStages) & 1);
-          splitTileOfA<T::kTileBytesA>(tileA(stage), tileASmall(stage), threadIdx.x - 32, kConverters);
+          if constexpr (A_TRANSPOSED)
+            transposeTileOfA<kRows, T::kSplit>(heldA(stage), tileA(stage), tileASmall(stage), threadIdx.x - 32, kConverters);
+          else
+            splitTileOfA<T::kTileBytesA>(tileA(stage), tileASmall(stage), threadIdx.x - 32, kConverters);
           fenceSharedForAsync();
           barrierArrive(&full[stage]);
         }
@@ -238,7 +297,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     return;
   }
 
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(T::kConsumerRegisters));
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(T::consumerRegisters(A_TRANSPOSED)));
   const int consumer = warpgroup - 1;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
   const bool lead = threadIdx.x % 128 == 0, every = splitLosesProducts(aClasses, bClasses);
@@ -343,42 +402,55 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       }
     }
     if (!finite(probe) || every)
-      recomputeNonFinite(c, ldc, A + w.kBegin, lda, B + (B_TRANSPOSED ? w.kBegin : w.kBegin * ldb), ldb, M, N, w.depth,
-                         col0, 2, row0, kRows / 8, every, true, B_TRANSPOSED);
+      recomputeNonFinite(c, ldc, elementAt(A, lda, 0, w.kBegin, A_TRANSPOSED),
+                         lda, elementAt(B, ldb, w.kBegin, 0, B_TRANSPOSED), ldb, M, N, w.depth, col0, 2, row0, kRows / 8,
+                         every, true, B_TRANSPOSED, A_TRANSPOSED);
   }
 #endif
 }
 
-// B is read as the caller holds it, k×n or (o.transB) n×k: the registry row says transposedB = false and
-// readsTransposedB. A is row-major.
-template <class T>
-void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStream_t stream) {
-  if (o.transA) throw MatmulError(ErrorKind::Failure, "internal error: wgmma-t given A stored transposed");
-  if (!readyToLaunch(o, precision, T::kSplit, "wgmma-t", "B")) return;
-  if (o.m > INT32_MAX - T::kRows || o.n > INT32_MAX - T::kColsC || !chunksOfK(o))
-    throw MatmulError(ErrorKind::Range, "wgmma-t: this shape needs the plan's split of K (internal error)");
-  static_assert(T::kThreads == 128 * (1 + T::kConsumers) && T::kConsumerRegisters % 8 == 0,
-                "a producer warpgroup and the consumers; setmaxnreg takes multiples of 8");
-  const auto kernel = o.transB ? wgmmaTransposedGemm<T, true> : wgmmaTransposedGemm<T, false>;
-  static SharedMemoryOptIn optIn, optInTransposed;
-  (o.transB ? optInTransposed : optIn).ensure(kernel, T::kSharedBytes, "cudaFuncSetAttribute(wgmma-t shared memory)");
+// A and B are read as the caller holds them: A m×k or (o.transA) k×m, B k×n or (o.transB) n×k; the registry row
+// says transposedB = false, readsTransposedA and readsTransposedB.
+template <class T, bool B_TRANSPOSED, bool A_TRANSPOSED>
+void launchLayouts(const GemmOperands& o, cudaStream_t stream) {
+  constexpr auto kernel = wgmmaTransposedGemm<T, B_TRANSPOSED, A_TRANSPOSED>;
+  constexpr int kSharedBytes = T::sharedBytes(A_TRANSPOSED);
+  static SharedMemoryOptIn optIn;
+  optIn.ensure(kernel, kSharedBytes, "cudaFuncSetAttribute(wgmma-t shared memory)");
   const int64_t rowTiles = (o.m + T::kRows - 1) / T::kRows;
   const int64_t tilesPerSlice = rowTiles * ((o.n + T::kColsC - 1) / T::kColsC);
   const int gridLimit = multiprocessors();
   const int64_t groupRows = T::kGroupRows > 0 ? T::kGroupRows : rowTiles;
   forEachChunkOfK(o, [&](int64_t first, int64_t slices, int64_t begin, int64_t depth) {
     // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
-    // tf32: the copies round A and B to TF32 (wgmma would truncate A); fp32 splits them from the floats.
+    // tf32: the copies round A and B to TF32 (wgmma would truncate A); fp32 splits them from the floats. Aᵀ comes
+    // in boxes of 32 k rows × 32 columns (transposeTileOfA).
     const CUtensorMapDataType mapType = T::kSplit ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
-    const CUtensorMap mapA = tileMap(o.a + begin, o.m, std::max<int64_t>(depth, 1), o.lda, T::kRows, mapType);
-    const CUtensorMap mapB = o.transB ? tileMap(o.b + begin, o.n, std::max<int64_t>(depth, 1), o.ldb, T::kColsC, mapType)
-                                      : tileMap(o.b + begin * o.ldb, std::max<int64_t>(depth, 1), o.n, o.ldb, kDepth, mapType);
+    const int64_t kRows = std::max<int64_t>(depth, 1);
+    const CUtensorMap mapA = A_TRANSPOSED ? tileMap(o.a + begin * o.lda, kRows, o.m, o.lda, 32, mapType)
+                                          : tileMap(o.a + begin, o.m, kRows, o.lda, T::kRows, mapType);
+    const CUtensorMap mapB = B_TRANSPOSED ? tileMap(o.b + begin, o.n, kRows, o.ldb, T::kColsC, mapType)
+                                          : tileMap(o.b + begin * o.ldb, kRows, o.n, o.ldb, kDepth, mapType);
     const int64_t tiles = tilesPerSlice * slices;
     const int blocks = static_cast<int>(std::min<int64_t>(tiles, gridLimit));
-    kernel<<<blocks, T::kThreads, T::kSharedBytes, stream>>>(
-        mapA, mapB, o.a + begin, o.lda, o.exactB + (o.transB ? begin : begin * o.exactLdb), o.exactLdb, o.c + first * o.sliceStride, o.ldc, o.m,
-        depth, o.n, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride, tiles, groupRows, o.aClasses, o.bClasses, o.onlyIf);
+    kernel<<<blocks, T::kThreads, kSharedBytes, stream>>>(
+        mapA, mapB, elementAt(o.a, o.lda, 0, begin, A_TRANSPOSED), o.lda, elementAt(o.exactB, o.exactLdb, begin, 0, B_TRANSPOSED),
+        o.exactLdb, o.c + first * o.sliceStride, o.ldc, o.m, depth, o.n, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride,
+        tiles, groupRows, o.aClasses, o.bClasses, o.onlyIf);
   });
+}
+
+template <class T>
+void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStream_t stream) {
+  if (!readyToLaunch(o, precision, T::kSplit, "wgmma-t", "B")) return;
+  if (o.m > INT32_MAX - T::kRows || o.n > INT32_MAX - T::kColsC || !chunksOfK(o))
+    throw MatmulError(ErrorKind::Range, "wgmma-t: this shape needs the plan's split of K (internal error)");
+  static_assert(T::kThreads == 128 * (1 + T::kConsumers) && T::consumerRegisters(false) % 8 == 0 &&
+                    T::consumerRegisters(true) % 8 == 0,
+                "a producer warpgroup and the consumers; setmaxnreg takes multiples of 8");
+  if (o.transA)
+    return o.transB ? launchLayouts<T, true, true>(o, stream) : launchLayouts<T, false, true>(o, stream);
+  return o.transB ? launchLayouts<T, true, false>(o, stream) : launchLayouts<T, false, false>(o, stream);
 }
 
 template <bool SPLIT, int CONSUMERS, int ROWS = 64>

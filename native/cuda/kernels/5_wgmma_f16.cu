@@ -12,7 +12,8 @@
 //   - B held as Bᵀ (n×k, as a corpus of rows is: registry.h, readsTransposedB) is read as stored, with no transposed
 //     copy: each row of Bᵀ (column j of B) is scaled by 2^w_j into an n×k fp16 copy, each row i of A by 2^s_i alone,
 //     and C_ij is 2^-(s_i + w_j) times the fp16 product's element. Every term of an element is scaled by the same
-//     power of two in either layout, so both give the same sums;
+//     power of two in either layout, so both give the same sums; A held as Aᵀ is scaled into the same row-major fp16
+//     copy as A (scaleRowsOfAFromAT), so it gives A's sums too;
 //   - the product itself is step 3's structure on both operands in shared memory: a producer warpgroup brings
 //     128×64 tiles of A (K-major) and 64×256 tiles of B (as stored: wgmma reads 16-bit operands MN-major too; from
 //     Bᵀ, 256×64 tiles, K-major as A's) by TMA in the 128-byte swizzle, two consumer warpgroups multiply 64×256
@@ -349,40 +350,63 @@ __device__ __forceinline__ bool keepCorrections(const Scratch& s, int64_t i, Cor
   return fits;
 }
 
-// Row i of A (k columns, lda) scaled by 2^(s_i − v_k) at column k into s.a (from Bᵀ, whose scaling is by column,
-// by 2^s_i: v_k = 0), s_i into s.expA[i]; rows holding a value not held exactly are marked or corrected. A block per
-// row; block 0 also carries B's fallback into this run's flag.
+// Row i of A's scaling, found value by value (A_ic, against row c of B's exponent v: 0 from Bᵀ, whose scaling is by
+// column): the largest E − v over finite non-zero values (subnormals count as E = 0, above their exponent: safe, as
+// a larger top only scales the row further down; against rows of B of zeros, v = kZeroRow, none counts), and the
+// row's largest finite and smallest non-zero magnitude bits.
+struct RowScaleOfA {
+  int top = INT_MIN;
+  uint32_t high = 0, low = kNoneYet;
+  __device__ __forceinline__ void visit(float x, int v) {
+    const uint32_t bits = magnitudeBits(x);
+    const bool counts = bits != 0 && bits < kInfinityBits && v != kZeroRow;
+    top = max(top, counts ? static_cast<int>(bits >> 23) - v : INT_MIN);
+    high = max(high, bits < kInfinityBits ? bits : 0u);
+    low = min(low, bits != 0 ? bits : kNoneYet);
+  }
+  __device__ __forceinline__ int scale() const { return top == INT_MIN ? 0 : kTopExponent + kBias - top; }  // ≤ 141
+};
+
+// A_ic scaled by 2^(scale − v) in fp16, `held` saying whether it was held exactly. Against a row of B of zeros, A's
+// value only needs to be finite (∞·0 is NaN).
+__device__ __forceinline__ __half scaledValueOfA(float x, int v, int scale, bool& held) {
+  if (v == kZeroRow) {
+    held = finite(x);
+    return __half();
+  }
+  return scaledHalf(x, scale - v, held);
+}
+
+// Row i of A done: its tiny values (found, in the order threads found them) kept as its corrections, or the row
+// marked (a non-finite value, or past the corrections' share); its exponent and magnitude classes.
+__device__ __forceinline__ void finishRowOfA(const Scratch& s, int64_t i, bool marked, CorrectionA* found,
+                                             int foundCount, const RowScaleOfA& scale) {
+  s.rowCorrected[i] = !marked && foundCount > 0 && keepCorrections(s, i, found, foundCount);
+  if (marked || (foundCount > 0 && !s.rowCorrected[i])) mark(s.header, kRowCount, kFallback, s.rowList, static_cast<int32_t>(i));
+  s.expA[i] = scale.scale();
+  if (const uint32_t classes = classesOf(scale.low, scale.high)) atomicOr(&s.header[kAClasses], classes);
+}
+
+// Row i of A (k columns, lda) scaled by 2^(s_i − v_k) at column k into s.a (from Bᵀ: v_k = 0), s_i into s.expA[i];
+// rows holding a value not held exactly are marked or corrected. A block per row; block 0 also carries B's
+// fallback into this run's flag.
 template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __restrict__ A, int64_t lda, int64_t m,
                                                              int64_t k, Scratch s) {
   if (blockIdx.x == 0 && threadIdx.x == 0 && s.header[kBFallback]) atomicOr(&s.header[kFallback], 1u);
   for (int64_t i = blockIdx.x; i < m; i += gridDim.x) {
     RowVisit visit{A + i * lda, k};
-    // The largest E − v_k over finite non-zero values (subnormals count as E = 0, above their exponent: safe, as
-    // a larger top only scales the row further down); against rows of B of zeros (v_k = kZeroRow) none counts.
-    int top = INT_MIN;
-    uint32_t high = 0, low = kNoneYet;
-    visit.first([&](int64_t c, float x) {
-      const uint32_t bits = magnitudeBits(x);
-      const int v = B_TRANSPOSED ? 0 : s.expB[c];
-      const bool counts = bits != 0 && bits < kInfinityBits && v != kZeroRow;
-      top = max(top, counts ? static_cast<int>(bits >> 23) - v : INT_MIN);
-      high = max(high, bits < kInfinityBits ? bits : 0u);
-      low = min(low, bits != 0 ? bits : kNoneYet);
-    });
-    blockExtremes(top, high, low);
-    const int scale = top == INT_MIN ? 0 : kTopExponent + kBias - top;  // E − v_k + scale ≤ 141 = 14 + kBias
+    RowScaleOfA scale;
+    visit.first([&](int64_t c, float x) { scale.visit(x, B_TRANSPOSED ? 0 : s.expB[c]); });
+    blockExtremes(scale.top, scale.high, scale.low);
     __shared__ CorrectionA found[kRowCorrections];  // the row's tiny values, in the order threads found them
     __shared__ int foundCount;
     if (threadIdx.x == 0) foundCount = 0;
     __syncthreads();
     bool marked = false;
     visit.second(s.a + i * s.lda, [&](int64_t c, float x) {
-      const int v = B_TRANSPOSED ? 0 : s.expB[c];
       bool held;
-      // Against a row of B of zeros, A's value only needs to be finite (∞·0 is NaN).
-      const __half h = v == kZeroRow ? __half() : scaledHalf(x, scale - v, held);
-      if (v == kZeroRow) held = finite(x);
+      const __half h = scaledValueOfA(x, B_TRANSPOSED ? 0 : s.expB[c], scale.scale(), held);
       if (!held) {
         const int at = finite(x) ? atomicAdd(&foundCount, 1) : kRowCorrections;  // a tiny value: a correction
         if (at < kRowCorrections) found[at] = {static_cast<int32_t>(c), x};
@@ -391,13 +415,68 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __rest
       return h;
     });
     const bool rowMarked = __syncthreads_or(marked);
-    if (threadIdx.x == 0) s.rowCorrected[i] = !rowMarked && foundCount > 0 && keepCorrections(s, i, found, foundCount);
-    if (threadIdx.x == 0 && (rowMarked || (foundCount > 0 && !s.rowCorrected[i])))
-      mark(s.header, kRowCount, kFallback, s.rowList, static_cast<int32_t>(i));
-    if (threadIdx.x == 0) {
-      s.expA[i] = scale;
-      if (const uint32_t classes = classesOf(low, high)) atomicOr(&s.header[kAClasses], classes);
+    if (threadIdx.x == 0) finishRowOfA(s, i, rowMarked, found, foundCount, scale);
+  }
+}
+
+// The same from A held as Aᵀ (k rows of m, lda), into the same row-major s.a: a block per kRowsPerBlock rows of A
+// (neighbouring columns of Aᵀ, 32 bytes of each of its rows), a thread per k at a time holding those rows' values
+// there, read twice (the second time mostly from L2), with no transposed copy of A.
+constexpr int kRowsPerBlock = 8;
+template <bool B_TRANSPOSED>
+__global__ void __launch_bounds__(kPassThreads) scaleRowsOfAFromAT(const float* __restrict__ At, int64_t lda,
+                                                                   int64_t m, int64_t k, Scratch s) {
+  if (blockIdx.x == 0 && threadIdx.x == 0 && s.header[kBFallback]) atomicOr(&s.header[kFallback], 1u);
+  __shared__ CorrectionA found[kRowsPerBlock][kRowCorrections];
+  __shared__ int foundCount[kRowsPerBlock];
+  __shared__ bool rowMarked[kRowsPerBlock];
+  for (int64_t first = blockIdx.x * int64_t{kRowsPerBlock}; first < m; first += int64_t{gridDim.x} * kRowsPerBlock) {
+    const int rows = static_cast<int>(min(int64_t{kRowsPerBlock}, m - first));
+    // Row c of Aᵀ's values in rows first … first + rows − 1 of A (0 past them): two 16-byte loads where all 8 are
+    // there (rows 16-byte aligned: readyToLaunch), else one at a time.
+    auto load = [&](int64_t c, float (&x)[kRowsPerBlock]) {
+      const float* const p = At + c * lda + first;
+      if (rows == kRowsPerBlock) {
+        const float4 low = reinterpret_cast<const float4*>(p)[0], high = reinterpret_cast<const float4*>(p)[1];
+        x[0] = low.x, x[1] = low.y, x[2] = low.z, x[3] = low.w, x[4] = high.x, x[5] = high.y, x[6] = high.z, x[7] = high.w;
+      } else {
+#pragma unroll
+        for (int r = 0; r < kRowsPerBlock; ++r) x[r] = r < rows ? p[r] : 0.0f;
+      }
+    };
+    RowScaleOfA scale[kRowsPerBlock];
+    for (int64_t c = threadIdx.x; c < k; c += kPassThreads) {
+      float x[kRowsPerBlock];
+      load(c, x);
+      const int v = B_TRANSPOSED ? 0 : s.expB[c];
+#pragma unroll
+      for (int r = 0; r < kRowsPerBlock; ++r) scale[r].visit(x[r], v);
     }
+#pragma unroll
+    for (int r = 0; r < kRowsPerBlock; ++r) blockExtremes(scale[r].top, scale[r].high, scale[r].low);
+    if (threadIdx.x < kRowsPerBlock) foundCount[threadIdx.x] = 0, rowMarked[threadIdx.x] = false;
+    __syncthreads();
+    for (int64_t c = threadIdx.x; c < k; c += kPassThreads) {
+      float x[kRowsPerBlock];
+      load(c, x);
+      const int v = B_TRANSPOSED ? 0 : s.expB[c];
+#pragma unroll
+      for (int r = 0; r < kRowsPerBlock; ++r) {
+        if (r >= rows) break;
+        bool held;
+        s.a[(first + r) * s.lda + c] = scaledValueOfA(x[r], v, scale[r].scale(), held);
+        if (!held) {
+          const int at = finite(x[r]) ? atomicAdd(&foundCount[r], 1) : kRowCorrections;
+          if (at < kRowCorrections) found[r][at] = {static_cast<int32_t>(c), x[r]};
+          else rowMarked[r] = true;
+        }
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < kRowsPerBlock; ++r)  // thread r finishes row r (a constant index: scale stays in registers)
+      if (threadIdx.x == r && r < rows) finishRowOfA(s, first + r, rowMarked[r], found[r], foundCount[r], scale[r]);
+    __syncthreads();  // the next rows' counts and marks start from 0 once these are read
   }
 }
 
@@ -612,16 +691,18 @@ __device__ __forceinline__ void sliceRange(int64_t K, int64_t sliceDepth, int64_
 // The rows' part: the marked rows of C (rowList) but their marked columns, 32 columns a block, each element of B
 // read once for all of them: the block's warps take every kRecomputeWarps-th k, their sums added in warp order.
 template <bool B_TRANSPOSED>
-__device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64_t lda, const float* __restrict__ B,
-                                              int64_t ldb, float* C, int64_t ldc, int64_t N, int64_t begin, int64_t end,
-                                              int64_t sliceStride, int block, int blocks, const Scratch& s) {
+__device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64_t lda, bool aTransposed,
+                                              const float* __restrict__ B, int64_t ldb, float* C, int64_t ldc, int64_t N,
+                                              int64_t begin, int64_t end, int64_t sliceStride, int block, int blocks,
+                                              const Scratch& s) {
   __shared__ float partial[kRecomputeWarps][kMarked][32];
   const int count = min(static_cast<int>(s.header[kRowCount]), kMarked);
   if (count == 0) return;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const float* rows[kMarked];
 #pragma unroll
-  for (int r = 0; r < kMarked; ++r) rows[r] = A + s.rowList[r < count ? r : 0] * lda;
+  for (int r = 0; r < kMarked; ++r) rows[r] = elementAt(A, lda, s.rowList[r < count ? r : 0], 0, aTransposed);
+  const int64_t along = aTransposed ? lda : 1;  // from one k of a row of A to the next
   for (int64_t first = block * int64_t{32}; first < N; first += int64_t{blocks} * 32) {
     const int64_t col = first + lane;
     const bool mine = col < N && !s.colFlag[col];  // a marked column's elements are the columns' part's
@@ -631,7 +712,7 @@ __device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64
       for (int64_t p = begin + warp; p < end; p += kRecomputeWarps) {
         const float b = *elementAt(B, ldb, p, col, B_TRANSPOSED);
 #pragma unroll
-        for (int r = 0; r < kMarked; ++r) sum[r] = fmaf(rows[r][p], b, sum[r]);
+        for (int r = 0; r < kMarked; ++r) sum[r] = fmaf(rows[r][p * along], b, sum[r]);
       }
     }
 #pragma unroll
@@ -648,8 +729,10 @@ __device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64
 
 // The columns' part: the marked columns of C (colList), a warp per row, its lanes taking four k at a time of its
 // row of A, read once for all of them, and of the gathered columns of B (s.markedB, whole K long: this chunk of K
-// starts kOffset in), their sums added by a fixed tree of shuffles.
-__device__ __forceinline__ void recomputeColumns(const float* __restrict__ A, int64_t lda, float* C, int64_t ldc,
+// starts kOffset in), their sums added by a fixed tree of shuffles. A held as Aᵀ is read a value at a time, summed
+// as the four of a load are.
+__device__ __forceinline__ void recomputeColumns(const float* __restrict__ A, int64_t lda, bool aTransposed, float* C,
+                                                 int64_t ldc,
                                                  int64_t M, int64_t begin, int64_t end, int64_t sliceStride,
                                                  int64_t kOffset, int block, int blocks, const Scratch& s) {
   const int count = min(static_cast<int>(s.header[kColCount]), kMarked);
@@ -660,11 +743,14 @@ __device__ __forceinline__ void recomputeColumns(const float* __restrict__ A, in
 #pragma unroll
   for (int c = 0; c < kMarked; ++c) columns[c] = s.markedB + (c < count ? c : 0) * s.lda + kOffset;
   for (int64_t row = block * int64_t{kRecomputeWarps} + warp; row < M; row += int64_t{blocks} * kRecomputeWarps) {
-    const float* const a = A + row * lda;  // 16-byte aligned rows (readyToLaunch); chunks and slices start on 32s
+    const float* const a = elementAt(A, lda, row, 0, aTransposed);
+    const int64_t along = aTransposed ? lda : 1;
     float sum[kMarked] = {};
 #pragma unroll 2
     for (int64_t p = begin + 4 * lane; p < body; p += 128) {
-      const float4 x = *reinterpret_cast<const float4*>(a + p);
+      // Row-major: 16-byte aligned rows (readyToLaunch); chunks and slices start on 32s.
+      const float4 x = aTransposed ? make_float4(a[p * along], a[(p + 1) * along], a[(p + 2) * along], a[(p + 3) * along])
+                                    : *reinterpret_cast<const float4*>(a + p);
 #pragma unroll
       for (int c = 0; c < kMarked; ++c) {
         const float4 y = *reinterpret_cast<const float4*>(columns[c] + p);
@@ -673,7 +759,7 @@ __device__ __forceinline__ void recomputeColumns(const float* __restrict__ A, in
     }
     for (int64_t p = body + lane; p < end; p += 32)
 #pragma unroll
-      for (int c = 0; c < kMarked; ++c) sum[c] = fmaf(a[p], columns[c][p], sum[c]);
+      for (int c = 0; c < kMarked; ++c) sum[c] = fmaf(a[p * along], columns[c][p], sum[c]);
 #pragma unroll
     for (int c = 0; c < kMarked; ++c) {
       for (int offset = 16; offset > 0; offset /= 2) sum[c] += __shfl_xor_sync(0xffffffffu, sum[c], offset);
@@ -706,7 +792,8 @@ __device__ __forceinline__ int columnCorrections(const Scratch& s, int64_t j, in
 // C(i, j), in the slice of K each k falls in, plus column j's corrections (ks, values: count of them, in order of
 // k) with k in [kBegin, kBegin + depth) (A whole, from k 0): A_ik·B_kj with A's value where fp16 held it (0 where it
 // did not: a correction of row i adds that term).
-__device__ __forceinline__ void addColumnCorrections(const float* A, int64_t lda, float* C, int64_t ldc, int64_t i,
+__device__ __forceinline__ void addColumnCorrections(const float* A, int64_t lda, bool aTransposed, float* C,
+                                                     int64_t ldc, int64_t i,
                                                      int64_t j, const int32_t (&ks)[kColumnCorrections],
                                                      const float (&values)[kColumnCorrections], int count,
                                                      int64_t kBegin, int64_t depth, int64_t sliceDepth,
@@ -714,7 +801,7 @@ __device__ __forceinline__ void addColumnCorrections(const float* A, int64_t lda
   for (int q = 0; q < count; ++q) {
     const int64_t k = ks[q] - kBegin;
     if (k < 0 || k >= depth) continue;
-    const float a = __half2float(s.a[i * s.lda + ks[q]]) != 0.0f ? A[i * lda + ks[q]] : 0.0f;
+    const float a = __half2float(s.a[i * s.lda + ks[q]]) != 0.0f ? *elementAt(A, lda, i, ks[q], aTransposed) : 0.0f;
     float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + i * ldc + j;
     *out = fmaf(a, values[q], *out);
   }
@@ -723,7 +810,8 @@ __device__ __forceinline__ void addColumnCorrections(const float* A, int64_t lda
 // The rows' corrections: a block per segment (grid-stride), its threads a column each (but the marked ones): the
 // row's corrections with k in this chunk, in order of k (A_ik·B_kj, B as the caller holds it), then the column's.
 template <bool B_TRANSPOSED>
-__device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t lda, const float* __restrict__ B,
+__device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t lda, bool aTransposed,
+                                            const float* __restrict__ B,
                                             int64_t ldb, float* C, int64_t ldc, int64_t N, int64_t kBegin, int64_t depth,
                                             int64_t sliceDepth, int64_t sliceStride, int block, int blocks,
                                             const Scratch& s) {
@@ -744,7 +832,8 @@ __device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t
         int32_t ks[kColumnCorrections];
         float values[kColumnCorrections];
         const int count = columnCorrections(s, j, ks, values);
-        addColumnCorrections(A, lda, C, ldc, row.row, j, ks, values, count, kBegin, depth, sliceDepth, sliceStride, s);
+        addColumnCorrections(A, lda, aTransposed, C, ldc, row.row, j, ks, values, count, kBegin, depth, sliceDepth,
+                             sliceStride, s);
       }
     }
   }
@@ -752,7 +841,8 @@ __device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t
 
 // The columns' corrections in the rows that have none of their own (correctRows adds them there): a block per
 // corrected column (grid-stride), its threads a row each (but the marked ones).
-__device__ __forceinline__ void correctColumns(const float* __restrict__ A, int64_t lda, float* C, int64_t ldc,
+__device__ __forceinline__ void correctColumns(const float* __restrict__ A, int64_t lda, bool aTransposed, float* C,
+                                               int64_t ldc,
                                                int64_t M, int64_t kBegin, int64_t depth, int64_t sliceDepth,
                                                int64_t sliceStride, int block, int blocks, const Scratch& s) {
   const int columns = min(static_cast<int>(s.header[kCorrColCount]), kCorrections);
@@ -764,7 +854,8 @@ __device__ __forceinline__ void correctColumns(const float* __restrict__ A, int6
     const int count = columnCorrections(s, j, ks, values);  // once a column, for all its rows
     for (int64_t i = threadIdx.x; i < M; i += blockDim.x)
       if (!s.rowCorrected[i] && !rowMarked(s, i))
-        addColumnCorrections(A, lda, C, ldc, i, j, ks, values, count, kBegin, depth, sliceDepth, sliceStride, s);
+        addColumnCorrections(A, lda, aTransposed, C, ldc, i, j, ks, values, count, kBegin, depth, sliceDepth,
+                             sliceStride, s);
   }
 }
 
@@ -779,6 +870,7 @@ __device__ __forceinline__ void correctColumns(const float* __restrict__ A, int6
 constexpr int kCorrectionBlocks = 64;
 template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const float* __restrict__ A, int64_t lda,
+                                                                       bool aTransposed,
                                                                        const float* __restrict__ B, int64_t ldb,
                                                                        float* C, int64_t ldc, int64_t M, int64_t K,
                                                                        int64_t N, int64_t sliceDepth,
@@ -790,15 +882,16 @@ __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const
   const int block = static_cast<int>(blockIdx.x);
   const int corrections = rowBlocks + columnBlocks;
   if (block < rowBlocks)
-    recomputeRows<B_TRANSPOSED>(A, lda, B, ldb, C, ldc, N, begin, end, sliceStride, block, rowBlocks, s);
+    recomputeRows<B_TRANSPOSED>(A, lda, aTransposed, B, ldb, C, ldc, N, begin, end, sliceStride, block, rowBlocks, s);
   else if (block < corrections)
-    recomputeColumns(A, lda, C, ldc, M, begin, end, sliceStride, kOffset, block - rowBlocks, columnBlocks, s);
+    recomputeColumns(A, lda, aTransposed, C, ldc, M, begin, end, sliceStride, kOffset, block - rowBlocks, columnBlocks, s);
   else if (blockIdx.z == 0 && block < corrections + kCorrectionBlocks)
-    correctRows<B_TRANSPOSED>(A - kOffset, lda, elementAt(B, ldb, -kOffset, 0, B_TRANSPOSED), ldb, C, ldc, N, kOffset,
-                              K, sliceDepth, sliceStride, block - corrections, kCorrectionBlocks, s);
+    correctRows<B_TRANSPOSED>(elementAt(A, lda, 0, -kOffset, aTransposed), lda, aTransposed,
+                              elementAt(B, ldb, -kOffset, 0, B_TRANSPOSED), ldb, C, ldc, N, kOffset, K, sliceDepth,
+                              sliceStride, block - corrections, kCorrectionBlocks, s);
   else if (blockIdx.z == 0)
-    correctColumns(A - kOffset, lda, C, ldc, M, kOffset, K, sliceDepth, sliceStride,
-                   block - corrections - kCorrectionBlocks, kCorrectionBlocks, s);
+    correctColumns(elementAt(A, lda, 0, -kOffset, aTransposed), lda, aTransposed, C, ldc, M, kOffset, K, sliceDepth,
+                   sliceStride, block - corrections - kCorrectionBlocks, kCorrectionBlocks, s);
 }
 
 // --- the launch -------------------------------------------------------------------------------------------------
@@ -806,9 +899,9 @@ __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const
 // Blocks for a pass with a block per row: enough to fill the SMs several times over, rows in a grid-stride loop.
 unsigned passBlocks(int64_t rows) { return static_cast<unsigned>(std::clamp<int64_t>(rows, 1, 8192)); }
 
-// tf32: the passes, the fp16 product, the marked rows and columns, and step 4 for a run that fell back. B as held:
-// B, or Bᵀ (B_TRANSPOSED: o.transB, o.exactB is o.b).
-template <bool B_TRANSPOSED>
+// tf32: the passes, the fp16 product, the marked rows and columns, and step 4 for a run that fell back. A and B as
+// held: A, or Aᵀ (A_TRANSPOSED: o.transA); B, or Bᵀ (B_TRANSPOSED: o.transB, o.exactB is o.b).
+template <bool B_TRANSPOSED, bool A_TRANSPOSED>
 void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t stream) {
   if (!o.scratch) throw MatmulError(ErrorKind::Failure, "internal error: wgmma-f16 launched without its scratch memory");
   if (o.m > INT32_MAX - kRows || o.n > INT32_MAX - kCols || !chunksOfK(o))
@@ -824,7 +917,11 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
   } else {
     checkCuda(cudaMemsetAsync(s.header, 0, kRunWords, stream), "cudaMemsetAsync(wgmma-f16 header)");
   }
-  scaleRowsOfA<B_TRANSPOSED><<<passBlocks(o.m), kPassThreads, 0, stream>>>(o.a, o.lda, o.m, o.k, s);
+  if (A_TRANSPOSED)
+    scaleRowsOfAFromAT<B_TRANSPOSED><<<passBlocks((o.m + kRowsPerBlock - 1) / kRowsPerBlock), kPassThreads, 0, stream>>>(
+        o.a, o.lda, o.m, o.k, s);
+  else
+    scaleRowsOfA<B_TRANSPOSED><<<passBlocks(o.m), kPassThreads, 0, stream>>>(o.a, o.lda, o.m, o.k, s);
   checkCuda(cudaGetLastError(), "wgmma-f16: A in fp16");
   gatherMarkedColumns<B_TRANSPOSED><<<dim3(static_cast<unsigned>(std::min<int64_t>((o.k + 255) / 256, 64)), kMarked), 256, 0, stream>>>(
       o.exactB, o.exactLdb, o.k, s);
@@ -851,7 +948,8 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
     const int rowBlocks = blocks(o.n, 32), columnBlocks = blocks(o.m, kRecomputeWarps);
     const unsigned grid = static_cast<unsigned>(rowBlocks + columnBlocks + 2 * kCorrectionBlocks);
     recomputeMarked<B_TRANSPOSED><<<dim3(grid, 1, static_cast<unsigned>(slices)), 32 * kRecomputeWarps, 0, stream>>>(
-        o.a + begin, o.lda, elementAt(o.exactB, o.exactLdb, begin, 0, B_TRANSPOSED), o.exactLdb, c, o.ldc, o.m, depth, o.n, sliceDepth,
+        elementAt(o.a, o.lda, 0, begin, A_TRANSPOSED), o.lda, A_TRANSPOSED,
+        elementAt(o.exactB, o.exactLdb, begin, 0, B_TRANSPOSED), o.exactLdb, c, o.ldc, o.m, depth, o.n, sliceDepth,
         o.sliceStride, begin, rowBlocks, columnBlocks, s);
     checkCuda(cudaGetLastError(), "wgmma-f16: marked rows and columns");
   });
@@ -868,10 +966,9 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
 
 void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) {
   if (!readyToLaunch(o, precision, false, "wgmma-f16", "B")) return;
-  if (o.transB)
-    launchLayout<true>(o, precision, stream);
-  else
-    launchLayout<false>(o, precision, stream);
+  if (o.transA)
+    return o.transB ? launchLayout<true, true>(o, precision, stream) : launchLayout<false, true>(o, precision, stream);
+  return o.transB ? launchLayout<true, false>(o, precision, stream) : launchLayout<false, false>(o, precision, stream);
 }
 
 constexpr KernelVariant kTf32Variants[] = {{"wgmma-f16 128x256", launchF16, {kRows, kCols}, true}};

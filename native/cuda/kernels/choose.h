@@ -133,8 +133,11 @@ inline bool halfCopiesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n) {
 // wgmma-t's (4096³ 130 against 83 TFLOP/s on an H100) that making its parts pays for itself; at 512×768×1000000
 // wgmma-t took 9.24 ms against wgmma's 10.25 with a transpose of B (bench/NOTES.md, "Step 6"). wgmma-f16 from Bᵀ:
 // 4096³ 0.332 ms against wgmma-t's 0.368 (bench/NOTES.md, "wgmma-f16 with B held as Bᵀ").
+// A held as Aᵀ (`aTransposed`): wgmma-t transposes each stage's tile of A in shared memory, which its 256×128 tiles
+// pay for most (8192×1024×512 tf32 0.125 ms against 0.060 from A), so those products go to wgmma, which reads Aᵀ as
+// it reads A (0.061; bench/NOTES.md, "Every kernel reads A and B as stored").
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device,
-                         bool bTransposed = false) {
+                         bool bTransposed = false, bool aTransposed = false) {
   if (kernelRow(Kernel::FewRows).canImplement(m, k, n)) return Kernel::FewRows;
   const AutoRules& rules = autoRulesFor(device);
   const bool transposedRuns = runsOn(kernelRow(Kernel::WgmmaT), device.major, device.minor);
@@ -145,8 +148,9 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
     return Kernel::WgmmaF16;
   const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(rules, m, k, n, device.multiprocessors);
   const bool transposedPays = wgmmaTransposedPaysFor(rules, precision, m, k, n, device.multiprocessors) || largeTf32;
-  if (transposedRuns && transposedPays) return Kernel::WgmmaT;
-  if (runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor) && wgmmaPaysFor(rules, precision, m, k, n))
+  const bool wgmmaRuns = runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor);
+  if (transposedRuns && transposedPays) return aTransposed && largeTf32 && wgmmaRuns ? Kernel::Wgmma : Kernel::WgmmaT;
+  if (wgmmaRuns && wgmmaPaysFor(rules, precision, m, k, n))
     return takesBAsStored ? Kernel::WgmmaT : Kernel::Wgmma;
   return runsOn(kernelRow(Kernel::Mma), device.major, device.minor) ? Kernel::Mma : Kernel::BlockTile;
 }
@@ -307,12 +311,12 @@ inline KernelPlan planVariant(const KernelRow& row, const KernelVariant& variant
   return plan;
 }
 
-// The plan for op(A)·op(B) of m×k×n, B held transposed or not: `requested` (already checked against the device
-// and the shape: KernelRow::canImplement) or 'auto''s choice.
+// The plan for op(A)·op(B) of m×k×n, A and B held transposed or not: `requested` (already checked against the
+// device and the shape: KernelRow::canImplement) or 'auto''s choice.
 inline KernelPlan planKernel(Kernel requested, Precision precision, int64_t m, int64_t k, int64_t n,
-                             const DeviceCaps& device, bool bTransposed = false) {
-  const KernelRow& row =
-      kernelRow(requested != Kernel::Auto ? requested : autoKernel(precision, m, k, n, device, bTransposed));
+                             const DeviceCaps& device, bool bTransposed = false, bool aTransposed = false) {
+  const KernelRow& row = kernelRow(requested != Kernel::Auto ? requested
+                                                             : autoKernel(precision, m, k, n, device, bTransposed, aTransposed));
   const KernelVariants variants = row.variants(precision);
   return planVariant(row,
                      row.chooseOwnVariant ? row.chooseOwnVariant(variants, m, k, n)

@@ -79,7 +79,7 @@ ProductLaunch::ProductLaunch(const KernelPlan& plan, int device, int64_t maxRows
 }
 
 void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
-  if ((o.transA && !plan_.row->readsTransposedA) || (o.transB && !plan_.row->readsTransposedB))
+  if (!readsLayouts(*plan_.row, o.transA, o.transB))
     throw MatmulError(ErrorKind::Failure, std::string("internal error: ") + kernel_.name + " given an operand stored transposed");
   if (!o.exactB) {
     o.exactB = o.b;

@@ -58,8 +58,8 @@ struct KernelRow {
   bool halfOperands;
   // Long K is split into slices of at most this depth, summed in float64 (choose.h, chooseKSplit), by precision.
   int64_t sliceDepths[kPrecisionCount];
-  // Reads A, B held transposed as they are stored (kernel.h, GemmOperands::transA, transB); where it does not, a
-  // transposed operand is transposed first.
+  // Reads A, B held transposed as they are stored (kernel.h, GemmOperands::transA, transB): no product makes a
+  // transposed copy of an operand, so the plan takes a kernel only for the layouts it reads (readsLayouts).
   bool readsTransposedA = false, readsTransposedB = false;
   // The products it implements, null for every shape: a plan that names it for another is a RangeError, and
   // 'auto' takes it only for those (choose.h).
@@ -105,12 +105,12 @@ inline const KernelVariant& chooseFewRowsVariant(KernelVariants variants, int64_
 inline constexpr KernelRow kKernelRegistry[] = {
     // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  fill  fp16   depths {fp32, tf32}, reads Aᵀ, Bᵀ
     {Kernel::Auto, nullptr, 0, false, false, false, false, false, {0, 0}},  // the plan always names a kernel
-    {Kernel::Muld, muldVariants, 0, false, false, false, false, false, {1024, 1024}},  // the seeds' kernel, as they launch it
-    {Kernel::BlockTile, blockTileVariants, 0, false, false, false, false, false, {1024, 1024}},
-    {Kernel::Mma, mmaVariants, 8, false, false, true, true, false, {8192, 4096}},
+    {Kernel::Muld, muldVariants, 0, false, false, false, false, false, {1024, 1024}, true, true},  // the seeds' kernel
+    {Kernel::BlockTile, blockTileVariants, 0, false, false, false, false, false, {1024, 1024}, true, true},
+    {Kernel::Mma, mmaVariants, 8, false, false, true, true, false, {8192, 4096}, true, true},
     {Kernel::Wgmma, wgmmaVariants, 9, true, true, true, true, false, {8192, 8192}, true, true},
-    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, false, {8192, 8192}, false, true},
-    {Kernel::WgmmaF16, wgmmaF16Variants, 9, true, false, true, true, true, {8192, 8192}, false, true},
+    {Kernel::WgmmaT, wgmmaTransposedVariants, 9, true, false, true, true, false, {8192, 8192}, true, true},
+    {Kernel::WgmmaF16, wgmmaF16Variants, 9, true, false, true, true, true, {8192, 8192}, true, true},
     {Kernel::FewRows, fewRowsVariants, 0, false, false, false, true, false, {1024, 1024}, true, true, fewRowsImplements,
      "products with at most 16 rows or 16 columns", chooseFewRowsVariant},
 };
@@ -124,6 +124,11 @@ constexpr bool registryFollowsOptions() {
 static_assert(registryFollowsOptions(), "one row per kernel of core/options.h, in its order");
 
 constexpr const KernelRow& kernelRow(Kernel kernel) { return kKernelRegistry[static_cast<size_t>(kernel)]; }
+
+// Whether a kernel reads A and B as they are stored (Aᵀ where transA, Bᵀ where transB).
+constexpr bool readsLayouts(const KernelRow& row, bool transA, bool transB) {
+  return (!transA || row.readsTransposedA) && (!transB || row.readsTransposedB);
+}
 
 // Whether this build has the machine code a row needs (sm_90a for wgmma: CUDA_MATMUL_WGMMA, set by the build
 // when its architectures include 90a) and the device can run it.

@@ -1,5 +1,6 @@
-// Not a matrix-product kernel family: the out-of-place transpose that gemm (op(X) = Xᵀ) and the wgmma kernel
-// (which reads B as Bᵀ) need, and the same rounding without the transpose, for a B held as Bᵀ. 32×32 tiles
+// Not a matrix-product kernel family: the out-of-place transpose into TF32 parts that the wgmma kernel (which reads
+// B as Bᵀ) needs, and the same rounding without the transpose, for a B held as Bᵀ (Rounding::None: the plain
+// transpose, for bench/kernels.cu's timings of a given Bᵀ). 32×32 tiles
 // through shared memory, one extra column so that the column reads hit 32 banks, so both the reads and the
 // writes are coalesced.
 #include <cuda_runtime.h>

@@ -3,9 +3,8 @@
 // launch, copy C out, free), grown into a pipeline, because from host arrays the copies, not the arithmetic,
 // take most of the time (bench/NOTES.md, "Transfers"):
 //   - device memory, streams and page-locked staging come from pools (pools.h), not cudaMalloc per call;
-//   - B (and A, when it is used transposed) goes in first and is transposed on the device where the kernel does not
-//     read it as stored; then C
-//     is computed in row panels, panel p's rows of A copied in while panel p−1 computes and panel p−2's results
+//   - B (and A, when it is held transposed) goes in first, as it is stored (every kernel reads either layout); then
+//     C is computed in row panels, panel p's rows of A copied in while panel p−1 computes and panel p−2's results
 //     are copied out, on three streams joined by events;
 //   - copies go through staging buffers filled by several host threads, or straight by DMA from and into
 //     allocHost memory and into large results the library made (transfer_queue.h); α and β are applied on the
@@ -15,7 +14,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <optional>
 
 #include "core/result_memory.h"
 #include "cuda/check.h"
@@ -29,30 +27,15 @@
 #include "cuda/transfer/transfer_queue.h"
 
 namespace cuda_matmul {
-namespace {
-
-// An operand stored rows×cols at `stored` as the kernel reads it: the rows as they are, or (`transpose`) their
-// transpose into `transposed` (made here, cols×rows), on `stream`.
-DeviceRows operandOf(DeviceRows stored, int64_t rows, int64_t cols, bool transpose,
-                     std::optional<DeviceResident>& transposed, int device, cudaStream_t stream) {
-  if (!transpose) return stored;
-  transposed.emplace(device, cols, rows);
-  launchTranspose(stored.data, stored.pitch, transposed->floats(), transposed->pitch, rows, cols, Rounding::None, stream);
-  checkCuda(cudaGetLastError(), "transpose");
-  return transposed->data();
-}
-
-}  // namespace
 
 bool fitsOneStagingBuffer(const GemmShape& shape) { return StagedProduct(shape).bytes() <= double(kStagingBytes); }
 
-// One copy in, one launch (transposes first), one copy out, on one stream.
+// One copy in, one launch, one copy out, on one stream.
 void multiplyStaged(const KernelPlan& plan, const GemmRequest& r, int64_t entry) {
   const GemmShape& s = r.shape;
   const int device = r.choice.device;
   const StagedProduct layout(s);  // the same on both sides
   const DeviceAllocation memory(device, static_cast<size_t>(layout.bytes()));
-  std::optional<DeviceResident> aTransposed, bTransposed;
   KernelOperandB operandB(plan, device, s.k, s.n);
   const ProductLaunch launch(plan, device, s.m, s.n, s.k);
   const StagingBuffer staging(static_cast<size_t>(layout.bytes()));
@@ -62,11 +45,8 @@ void multiplyStaged(const KernelPlan& plan, const GemmRequest& r, int64_t entry)
   layout.copyIn(r.aOf(entry), r.bOf(entry), host);
   checkCuda(cudaMemcpyAsync(dev, host, sizeof(float) * (layout.aFloats + layout.bFloats), cudaMemcpyHostToDevice, stream.get()),
             "cudaMemcpyAsync(A and B to device)");
-  const StoredLayouts layouts = storedLayouts(plan, s);
-  const DeviceRows a = operandOf({dev, layout.lda}, s.rowsA(), s.colsA(), s.transA && !layouts.transA, aTransposed,
-                                 device, stream.get());
-  const DeviceRows b = operandOf({layout.b(dev), layout.ldb}, s.rowsB(), s.colsB(), s.transB && !layouts.transB,
-                                 bTransposed, device, stream.get());
+  const StoredLayouts layouts = storedLayouts(s);
+  const DeviceRows a{dev, layout.lda}, b{layout.b(dev), layout.ldb};
   launch.run(productOf(a, operandB.from(b, s.k, s.n, layouts.transB, stream.get()), {layout.c(dev), layout.ldc}, s.m, s.k, s.n, b,
                        nullptr, operandB.classes(), layouts),
              stream.get());
@@ -84,7 +64,6 @@ void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entr
   const float* const A = r.aOf(entry);
   float* const C = r.cOf(entry);
   const DeviceResident Ad(device, s.rowsA(), s.colsA()), Bd(device, s.rowsB(), s.colsB()), Cd(device, s.m, s.n);
-  std::optional<DeviceResident> aTransposed, bTransposed;
   KernelOperandB operandB(plan, device, s.k, s.n);
   const ProductLaunch launch(plan, device, std::min(plan.panelRows, s.m), s.n, s.k);
   // Declared after the buffers, so destroyed first: each waits for its stream before the buffers are released.
@@ -92,16 +71,12 @@ void multiplyInPanels(const KernelPlan& plan, const GemmRequest& r, int64_t entr
   TransferQueue uploads(in.get()), downloads(out.get());
   Event inputsReady, productReady;
 
-  const StoredLayouts layouts = storedLayouts(plan, s);
+  const StoredLayouts layouts = storedLayouts(s);
   uploads.upload({r.bOf(entry), s.rowsB(), s.colsB(), r.pinnedB}, Bd.data());
-  const DeviceRows bExact =
-      operandOf(Bd.data(), s.rowsB(), s.colsB(), s.transB && !layouts.transB, bTransposed, device, in.get());
+  const DeviceRows bExact = Bd.data(), a = Ad.data();
   const DeviceRows b = operandB.from(bExact, s.k, s.n, layouts.transB, in.get());
-  DeviceRows a = Ad.data();
-  if (s.transA) {  // A's rows of op(A) are its columns: all of it goes up first
-    uploads.upload({A, s.rowsA(), s.colsA(), r.pinnedA}, Ad.data());
-    a = operandOf(Ad.data(), s.rowsA(), s.colsA(), !layouts.transA, aTransposed, device, in.get());
-  }
+  // A's rows of op(A) are its columns: all of it goes up first
+  if (s.transA) uploads.upload({A, s.rowsA(), s.colsA(), r.pinnedA}, Ad.data());
   // α and β on the host as C comes back: through staging, even into allocHost memory.
   const Scale scale{s.alpha, s.beta};
   const Scale* const combine = s.unscaled() ? nullptr : &scale;
