@@ -201,8 +201,8 @@ GivenTransposes givenTransposes(const Problem& p, cuda_matmul::Rounding rounding
 }
 
 // 'auto''s plan for B held as Bᵀ (n×k, as q·corpusᵀ holds its corpus) where that kernel reads it so (registry.h,
-// readsTransposedB: wgmma-t, gemv), on exact transposes made beforehand, through ProductLaunch as the product runs
-// it (K's slices, magnitude classes).
+// readsTransposedB), on exact transposes made beforehand, through ProductLaunch as the product runs it (K's slices,
+// magnitude classes).
 Runner onStoredTranspose(const cuda_matmul::KernelPlan& plan, const Problem& p) {
   using namespace cuda_matmul;
   const int64_t ldbt = paddedPitch(p.k);
