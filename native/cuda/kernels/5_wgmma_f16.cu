@@ -421,7 +421,7 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __rest
 
 // The same from A held as Aᵀ (k rows of m, lda), into the same row-major s.a: a block per kRowsPerBlock rows of A
 // (neighbouring columns of Aᵀ, 32 bytes of each of its rows), a thread per k at a time holding those rows' values
-// there, read twice (the second time mostly from L2), with no transposed copy of A.
+// there, read twice (the second time from L2 where A fits it: a 4096² A does not), with no transposed copy of A.
 constexpr int kRowsPerBlock = 8;
 template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(kPassThreads) scaleRowsOfAFromAT(const float* __restrict__ At, int64_t lda,
