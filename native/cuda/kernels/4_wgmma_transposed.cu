@@ -70,9 +70,8 @@ struct Config {
   // the consumers share the rest of 64 K, at most 232 each.
   __host__ __device__ static constexpr int producerRegisters(bool aTransposed) { return aTransposed ? 56 : 40; }
   __host__ __device__ static constexpr int consumerRegisters(bool aTransposed) {
-    return (65536 - 128 * producerRegisters(aTransposed)) / (128 * CONSUMERS) / 8 * 8 > 232
-               ? 232
-               : (65536 - 128 * producerRegisters(aTransposed)) / (128 * CONSUMERS) / 8 * 8;
+    const int share = (65536 - 128 * producerRegisters(aTransposed)) / (128 * CONSUMERS) / 8 * 8;
+    return share > 232 ? 232 : share;
   }
   static constexpr int kTileBytesA = ROWS * kDepth * 4;
   static constexpr int kTileBytesB = kColsC * kDepth * 4;

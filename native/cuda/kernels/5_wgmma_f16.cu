@@ -900,8 +900,8 @@ __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const
 unsigned passBlocks(int64_t rows) { return static_cast<unsigned>(std::clamp<int64_t>(rows, 1, 8192)); }
 
 // tf32: the passes, the fp16 product, the marked rows and columns, and step 4 for a run that fell back. A and B as
-// held: A, or Aᵀ (A_TRANSPOSED: o.transA); B, or Bᵀ (B_TRANSPOSED: o.transB, o.exactB is o.b).
-template <bool B_TRANSPOSED, bool A_TRANSPOSED>
+// held: A, or Aᵀ (o.transA); B, or Bᵀ (B_TRANSPOSED: o.transB, o.exactB is o.b).
+template <bool B_TRANSPOSED>
 void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t stream) {
   if (!o.scratch) throw MatmulError(ErrorKind::Failure, "internal error: wgmma-f16 launched without its scratch memory");
   if (o.m > INT32_MAX - kRows || o.n > INT32_MAX - kCols || !chunksOfK(o))
@@ -917,7 +917,7 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
   } else {
     checkCuda(cudaMemsetAsync(s.header, 0, kRunWords, stream), "cudaMemsetAsync(wgmma-f16 header)");
   }
-  if (A_TRANSPOSED)
+  if (o.transA)
     scaleRowsOfAFromAT<B_TRANSPOSED><<<passBlocks((o.m + kRowsPerBlock - 1) / kRowsPerBlock), kPassThreads, 0, stream>>>(
         o.a, o.lda, o.m, o.k, s);
   else
@@ -948,7 +948,7 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
     const int rowBlocks = blocks(o.n, 32), columnBlocks = blocks(o.m, kRecomputeWarps);
     const unsigned grid = static_cast<unsigned>(rowBlocks + columnBlocks + 2 * kCorrectionBlocks);
     recomputeMarked<B_TRANSPOSED><<<dim3(grid, 1, static_cast<unsigned>(slices)), 32 * kRecomputeWarps, 0, stream>>>(
-        elementAt(o.a, o.lda, 0, begin, A_TRANSPOSED), o.lda, A_TRANSPOSED,
+        elementAt(o.a, o.lda, 0, begin, o.transA), o.lda, o.transA,
         elementAt(o.exactB, o.exactLdb, begin, 0, B_TRANSPOSED), o.exactLdb, c, o.ldc, o.m, depth, o.n, sliceDepth,
         o.sliceStride, begin, rowBlocks, columnBlocks, s);
     checkCuda(cudaGetLastError(), "wgmma-f16: marked rows and columns");
@@ -966,9 +966,10 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
 
 void launchF16(const GemmOperands& o, Precision precision, cudaStream_t stream) {
   if (!readyToLaunch(o, precision, false, "wgmma-f16", "B")) return;
-  if (o.transA)
-    return o.transB ? launchLayout<true, true>(o, precision, stream) : launchLayout<false, true>(o, precision, stream);
-  return o.transB ? launchLayout<true, false>(o, precision, stream) : launchLayout<false, false>(o, precision, stream);
+  if (o.transB)
+    launchLayout<true>(o, precision, stream);
+  else
+    launchLayout<false>(o, precision, stream);
 }
 
 constexpr KernelVariant kTf32Variants[] = {{"wgmma-f16 128x256", launchF16, {kRows, kCols}, true}};
