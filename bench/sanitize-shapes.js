@@ -65,7 +65,7 @@ for (const { kernel, precision, tolerance } of RUNS) {
     console.log(`${kernel} ${precision} 40 rows with a NaN (the fallback): ${nanRows} of 40 rows NaN`);
   }
 }
-// gemm with Aᵀ·Bᵀ held, α and β ('auto''s kernel and the combine pass), on the same edge shapes (run once each,
+// gemm with Aᵀ·Bᵀ held, α and β ('auto''s kernel, α and β on the host), on the same edge shapes (run once each,
 // checked against the CPU).
 (async () => {
   for (const [m, k, n] of SHAPES.slice(0, 5)) {
@@ -108,6 +108,30 @@ for (const { kernel, precision, tolerance } of RUNS) {
         if (!(error < tolerance)) failures++;
         console.log(`${kernel} ${precision} ${transA ? 'Aᵀ' : 'A'}·${transB ? 'Bᵀ' : 'B'} held ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
       }
+    }
+  }
+  // Matrices with α and β, applied as each kernel stores C: C read where β ≠ 0, and by the sum of K's slices (3×70001×5,
+  // 513×2049×1409); A's Infinity makes elements recomputed from C as the store left it; for wgmma-f16, B's NaN and A's
+  // row of tiny values mark a column and a row, whose C is kept before the product writes it.
+  for (const { kernel, precision, tolerance } of RUNS) {
+    for (const [m, k, n] of [[97, 131, 61], [3, 70001, 5], [513, 2049, 1409]]) {
+      const [a, b, c0] = [random(m * k), random(k * n), random(m * n)];
+      a[Math.min(5, m - 1) * k + 3] = Infinity;
+      if (kernel === 'wgmma-f16') {
+        b[n + 2] = NaN;
+        for (let p = 1; p < k; p++) a[p] *= 1e-12;
+      }
+      const s = { m, k, n, alpha: 0.75, beta: -1.5 };
+      const [A, B, C] = [await Matrix.from(a, m, k), await Matrix.from(b, k, n), await Matrix.from(c0, m, n)];
+      await gemm({ a: A, b: B, c: C, ...s }, { kernel, precision });
+      const got = await C.toArray();
+      const onCpu = await gemm({ a, b, c: c0.slice(), ...s }, { backend: 'cpu' });
+      const finite = (x) => x.filter((_, i) => Number.isFinite(onCpu[i]));
+      const classesAgree = got.every((x, i) => Number.isFinite(x) === Number.isFinite(onCpu[i]));
+      const error = relativeError(finite(got), finite(onCpu));
+      if (!(error < tolerance) || !classesAgree) failures++;
+      console.log(`Matrix ${kernel} ${precision} α β ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}, non-finite ${classesAgree ? 'where the CPU has them' : 'NOT WHERE THE CPU HAS THEM'}`);
+      [A, B, C].forEach((x) => x.dispose());
     }
   }
   // Matrices: a B read twice in each precision, written, then read again (the Bᵀ wgmma keeps with a Matrix).

@@ -54,11 +54,12 @@ export function correctnessSuite(options: MatmulOptions, shapes: Case[], toleran
 }
 
 /**
- * gemm with A, B or both held transposed (Aᵀ k×m, Bᵀ n×k), which a kernel that reads them as stored multiplies with
- * no transposed copy: α and β, from host arrays and on Matrices, against float64; `shapes` as [m, k, n].
+ * gemm with A and B in every layout, row-major or held transposed (Aᵀ k×m, Bᵀ n×k), which every kernel reads as
+ * stored, with no transposed copy: α and β (applied as the kernel stores C, or as K's slices are summed), from host
+ * arrays and on Matrices, against float64; `shapes` as [m, k, n].
  */
-export function heldTransposedSuite(options: MatmulOptions, shapes: number[][], tolerance: number): void {
-  describe.each([[true, false], [false, true], [true, true]] as const)('transA %s, transB %s', (transA, transB) => {
+export function gemmLayoutsSuite(options: MatmulOptions, shapes: number[][], tolerance: number): void {
+  describe.each([[false, false], [true, false], [false, true], [true, true]] as const)('transA %s, transB %s', (transA, transB) => {
     test.each(shapes)('gemm %i×%i×%i, α and β, on arrays and on Matrices', async (m, k, n) => {
       const s: GemmCase = { m, k, n, transA, transB, alpha: 0.5, beta: -1.5 };
       const a = randomMatrix(m * k), b = randomMatrix(k * n), c = randomMatrix(m * n);

@@ -3,7 +3,7 @@
 import { gemm, info, Matrix } from '../lib';
 import { native } from '../lib/native';
 import { productGrowth } from './child';
-import { describeGpu, GemmCase as Case, gemmLabel as label, gemmReference as reference, gpuSuiteName, randomMatrix, relativeTo, sameBytes, thrownBy } from './helpers';
+import { describeGpu, FP32_TOLERANCE, GemmCase as Case, gemmLabel as label, gemmReference as reference, gpuSuiteName, isHopper, randomMatrix, relativeTo, sameBytes, TF32_TOLERANCE, thrownBy } from './helpers';
 
 const BACKENDS = ['cpu', ...(info().backend === 'cuda' ? ['cuda' as const] : [])] as const;
 
@@ -173,7 +173,30 @@ describeGpu(gpuSuiteName('gemm and Matrix with very tall operands (CUDA grid lim
   });
 });
 
-// α with β = 0 needs nothing of C: the product goes into C and is scaled there, with no temporary the size of C
+// α and β ≠ 0 are applied as each kernel stores C (or as K's slices are summed): no temporary the size of C and no
+// pass of its own over it. k = 64 keeps B's copies that some kernels make (wgmma's TF32 parts, wgmma-f16's fp16) small
+// beside C's 33.6 MB. Each in a fresh process, where no pool holds memory yet.
+const SCALED_KERNELS: [string, { kernel?: string; precision?: string }][] = [
+  ['muld', { kernel: 'muld' }], ['blocktile', { kernel: 'blocktile' }], ['mma fp32', { kernel: 'mma' }],
+  ['mma tf32', { kernel: 'mma', precision: 'tf32' }], ['auto fp32', {}], ['auto tf32', { precision: 'tf32' }],
+  ...(isHopper
+    ? ([
+        ['wgmma fp32', { kernel: 'wgmma' }], ['wgmma tf32', { kernel: 'wgmma', precision: 'tf32' }],
+        ['wgmma-t fp32', { kernel: 'wgmma-t' }], ['wgmma-t tf32', { kernel: 'wgmma-t', precision: 'tf32' }],
+        ['wgmma-f16 tf32', { kernel: 'wgmma-f16', precision: 'tf32' }],
+      ] as [string, { kernel?: string; precision?: string }][])
+    : []),
+];
+describeGpu(gpuSuiteName('gemm on Matrices with α and β ≠ 0'), () => {
+  test.each(SCALED_KERNELS)('%s, 2048×64×4096, α = 0.75, β = −1.5: device memory does not grow by C\'s size, and the result is right', (_name, options) => {
+    const [m, k, n] = [2048, 64, 4096];
+    const { grown, error } = productGrowth(m, k, n, false, false, options, 0.75, -1.5);
+    expect(grown).toBeLessThan(4 * m * n * 0.25); // C is 33.6 MB
+    expect(error).toBeLessThanOrEqual('precision' in options ? TF32_TOLERANCE : FP32_TOLERANCE);
+  });
+});
+
+// α with β = 0 needs nothing of C: the kernel stores α·t straight into C, with no temporary the size of C
 // (a corpus's scores times 1/√d would have taken as much again). Measured in a fresh process, where no pool holds
 // memory yet; mma keeps no Bᵀ with the Matrix.
 describeGpu(gpuSuiteName('gemm on Matrices with α and β = 0'), () => {

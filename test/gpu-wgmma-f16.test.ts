@@ -5,8 +5,8 @@
 // step 4; and B held as Bᵀ, read as stored. Without a usable GPU of compute capability 9.0 it is reported as skipped.
 import { gemm, matmul, Matrix } from '../lib';
 import { productGrowth } from './child';
-import { correctnessSuite, heldTransposedSuite } from './correctness.shared';
-import { classMismatches, describeGpu, describeHopper, finiteAgree, FP32_TOLERANCE, gpuSuiteName, randomMatrix, referenceProduct, sameBytes, SMALL_SHAPES, TF32_TOLERANCE, transposed, WGMMA_T_TEST_SHAPES } from './helpers';
+import { correctnessSuite, gemmLayoutsSuite } from './correctness.shared';
+import { classMismatches, describeGpu, describeHopper, finiteAgree, FP32_TOLERANCE, gemmReference, gpuSuiteName, randomMatrix, referenceProduct, sameBytes, SMALL_SHAPES, TF32_TOLERANCE, transposed, WGMMA_T_TEST_SHAPES } from './helpers';
 
 const TF32 = { kernel: 'wgmma-f16', precision: 'tf32' } as const;
 
@@ -122,7 +122,7 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
   describeHopper('operands held transposed, read as stored', () => {
     // Its 128×256 tile cut at every edge; K in two slices, and in 8 (513×8193×257).
     const SHAPES = [[97, 300, 2053], [61, 300, 3001], [37, 2500, 64], [4097, 33, 4095], [513, 2049, 1409], [513, 8193, 257]];
-    heldTransposedSuite(TF32, SHAPES, TF32_TOLERANCE);
+    gemmLayoutsSuite(TF32, SHAPES, TF32_TOLERANCE);
 
     test.each([[300, 1000, 500], [513, 8193, 257]])('%i×%i×%i: Aᵀ, Bᵀ and both held give the bits of A and B held row-major', async (m, k, n) => {
       const a = randomMatrix(m * k), b = randomMatrix(k * n);
@@ -158,6 +158,35 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
         expect(c[3 * n + 7]).not.toBe(0); // the corrections' terms are there
         expect(sameBytes(await run(), c)).toBe(true);
       }
+    });
+
+    // α and β are applied as C is stored; a marked row and column are recomputed after the product wrote C, so they
+    // take β·C from a copy kept before it (keepMarkedOfC), and the corrections add α times their terms.
+    test.each([false, true])('α and β on Matrices (transA %s): tiny values corrected, a row and a column recomputed, a NaN', async (transA) => {
+      // Row 3 of A: 1 at column 0, two values 1e-12 of that (corrections), zeros elsewhere; row 50: 1 at column 0,
+      // every other value 1e-12 of its own (more than a row's corrections: recomputed); column 30 of B: 1 at row 11,
+      // two values 1e-12 of that; column 20: 1 at row 11, every other value 1e-12 of its own; column 40 holds a NaN.
+      const [m, k, n] = [300, 200, 310];
+      const a = randomMatrix(m * k), b = randomMatrix(k * n), c0 = randomMatrix(m * n);
+      for (let p = 0; p < k; p++) a[3 * k + p] = p === 0 ? 1 : p === 5 || p === 77 ? 1e-12 * a[3 * k + p] : 0;
+      for (let p = 1; p < k; p++) a[50 * k + p] *= 1e-12;
+      for (let p = 0; p < k; p++) b[p * n + 30] = p === 11 ? 1 : p === 40 || p === 41 ? 1e-12 * b[p * n + 30] : 0;
+      for (let p = 0; p < k; p++) b[p * n + 20] = p === 11 ? 1 : 1e-12 * b[p * n + 20];
+      b[13 * n + 40] = NaN;
+      const s = { m, k, n, transA, transB: false, alpha: 0.75, beta: -1.5 };
+      const want = gemmReference(a, b, c0, { ...s, transA: false });
+      const [A, B] = await Promise.all([transA ? Matrix.from(transposed(a, m, k), k, m) : Matrix.from(a, m, k), Matrix.from(b, k, n)]);
+      const run = async () => {
+        const C = await Matrix.from(c0, m, n);
+        await gemm({ a: A, b: B, c: C, ...s }, TF32);
+        return C.toArray();
+      };
+      const c = await run();
+      expect(classMismatches(c, want, n)).toEqual([]);
+      expect(finiteAgree(c, want, a, b, m, k, n, 3e-3, { alpha: s.alpha, beta: s.beta, c: c0 })).toBe(true);
+      for (const [i, j] of [[50, 0], [50, 100], [7, 20], [200, 20], [50, 20]])
+        expect(Math.abs(c[i * n + j] - want[i * n + j])).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(want[i * n + j])));
+      expect(sameBytes(await run(), c)).toBe(true);
     });
 
     test.each([

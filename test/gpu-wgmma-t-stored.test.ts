@@ -4,16 +4,16 @@
 // it is reported as skipped.
 import { gemm, Matrix } from '../lib';
 import { productGrowth } from './child';
-import { heldTransposedSuite } from './correctness.shared';
+import { gemmLayoutsSuite } from './correctness.shared';
 import { classMismatches, describeGpu, deviceBytes, describeHopper, FP32_TOLERANCE, gemmReference, gpuSuiteName, randomMatrix, TF32_TOLERANCE } from './helpers';
 
 // Each of its tiles (64×192, 64×128, 256×128 in tf32) cut at every edge; K in two slices and in 8 (513×8193×257).
 const SHAPES = [[97, 300, 2053], [61, 300, 3001], [37, 2500, 64], [4097, 33, 4095], [513, 2049, 1409], [513, 8193, 257]];
 
 describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-t on B held as Bᵀ'), () => {
-  describeHopper('kernel wgmma-t, operands held transposed', () => {
+  describeHopper('kernel wgmma-t, operands in every layout, α and β', () => {
     describe.each([['fp32', FP32_TOLERANCE], ['tf32', TF32_TOLERANCE]] as const)('precision %s', (precision, tolerance) => {
-      heldTransposedSuite({ kernel: 'wgmma-t', precision }, SHAPES, tolerance);
+      gemmLayoutsSuite({ kernel: 'wgmma-t', precision }, SHAPES, tolerance);
     });
 
     test('±Infinity and NaN in B held as Bᵀ: NaN and ±Infinity where float64 has them', async () => {

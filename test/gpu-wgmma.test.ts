@@ -1,6 +1,6 @@
 // The GPU suite, Hopper's wgmma kernel in both precisions (its own file so that jest runs it beside the others).
 // Without a usable GPU of compute capability 9.0 it is reported as skipped.
-import { correctnessSuite } from './correctness.shared';
+import { correctnessSuite, gemmLayoutsSuite } from './correctness.shared';
 import { matmul } from '../lib';
 import { productGrowth } from './child';
 import { describeGpu, describeHopper, FP32_TOLERANCE, gpuSuiteName, isHopper, K_FILL_SHAPES, LARGE_SHAPES, MMA_TILE_SHAPES, PANEL_SHAPES, SMALL_SHAPES, TF32_TOLERANCE, WGMMA_AUTO_SHAPE, WGMMA_ROW64_SHAPES } from './helpers';
@@ -16,7 +16,13 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma'), () => {
   // It reads A as held (row-major, or Aᵀ), and multiplies Bᵀ in TF32 parts (twice B's size in fp32) made from B as
   // held: a B held as Bᵀ is rounded as stored. So an operand held transposed is never copied first. Measured in a
   // fresh process, where no pool holds such a copy; the products are those 'auto' gives wgmma in fp32.
-  describeHopper('kernel wgmma, operands held transposed', () => {
+  describeHopper('kernel wgmma, operands in every layout, α and β', () => {
+    // Its tiles cut at their edges; K split to fill the SMs (37×2500×64) and in two slices (513×2049×1409): α and β in
+    // the store, and in the sum of the slices.
+    const SHAPES = [[97, 300, 2053], [37, 2500, 64], [513, 2049, 1409]];
+    describe.each([['fp32', FP32_TOLERANCE], ['tf32', TF32_TOLERANCE]] as const)('precision %s', (precision, tolerance) => {
+      gemmLayoutsSuite({ kernel: 'wgmma', precision }, SHAPES, tolerance);
+    });
     test.each([
       ['A', 8192, 1024, 512, true, false],
       ['B', 1024, 512, 8192, false, true],

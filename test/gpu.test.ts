@@ -2,7 +2,7 @@
 // panels, allocHost arrays and the polled small products (wgmma, wgmma-t and 'auto' have their own files, so jest runs them side by side). Without a
 // usable GPU it is reported as skipped.
 import { productGrowth } from './child';
-import { correctnessSuite, heldTransposedSuite } from './correctness.shared';
+import { correctnessSuite, gemmLayoutsSuite } from './correctness.shared';
 import { pbkdf2 } from 'crypto';
 import { promisify } from 'util';
 import { allocHost, freeHost, info, matmul, Matrix } from '../lib';
@@ -25,11 +25,11 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
   describe.each(['muld', 'blocktile'] as const)('kernel %s, precision tf32', (kernel) => {
     correctnessSuite({ backend: 'cuda', kernel, precision: 'tf32' }, SMALL_SHAPES, FP32_TOLERANCE);
   });
-  // Every kernel reads A and B as they are stored: mma's tiles (and its 16-byte copies, which with A row-major and
-  // Bᵀ need k a multiple of 4), K split into slices, k = 1.
-  const HELD_TRANSPOSED = [[97, 131, 61], [255, 257, 129], [37, 1, 53], [1000, 1000, 1000], [17, 4099, 33], [2100, 67, 1999], [33, 9, 25601], [25345, 9, 37]];
-  describe.each(KERNELS)('kernel %s, operands held transposed', (kernel) => {
-    heldTransposedSuite({ kernel }, HELD_TRANSPOSED, FP32_TOLERANCE);
+  // Every kernel reads A and B as they are stored and applies α and β as it stores C: mma's tiles (and its 16-byte
+  // copies, which with A row-major and Bᵀ need k a multiple of 4), K split into slices, k = 1.
+  const LAYOUT_SHAPES = [[97, 131, 61], [255, 257, 129], [37, 1, 53], [1000, 1000, 1000], [17, 4099, 33], [2100, 67, 1999], [33, 9, 25601], [25345, 9, 37]];
+  describe.each(KERNELS)('kernel %s, operands in every layout, α and β', (kernel) => {
+    gemmLayoutsSuite({ kernel }, LAYOUT_SHAPES, FP32_TOLERANCE);
     // Measured in a fresh process, where no pool holds such a copy: the operand held transposed is 33.6 MB.
     test.each([
       ['A', 8192, 1024, 512, true, false],
@@ -40,8 +40,8 @@ describeGpu(gpuSuiteName('CUDA backend'), () => {
       expect(error).toBeLessThanOrEqual(FP32_TOLERANCE);
     });
   });
-  describe('kernel mma, precision tf32, operands held transposed', () => {
-    heldTransposedSuite({ kernel: 'mma', precision: 'tf32' }, HELD_TRANSPOSED, TF32_TOLERANCE);
+  describe('kernel mma, precision tf32, operands in every layout, α and β', () => {
+    gemmLayoutsSuite({ kernel: 'mma', precision: 'tf32' }, LAYOUT_SHAPES, TF32_TOLERANCE);
   });
   describe('row panels: transfers overlapped with the kernels (several panels)', () => {
     correctnessSuite({ backend: 'cuda' }, PANEL_SHAPES, FP32_TOLERANCE);

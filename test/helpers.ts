@@ -84,12 +84,15 @@ export function classMismatches(got: Float32Array, want: Float64Array, n: number
 
 /**
  * The finite elements agree with the float64 reference `want` within `tolerance` of Σ|a||b| (their own scale), plus
- * 1e-40 (a sum below float32's range is 0 in any float32 product).
+ * 1e-40 (a sum below float32's range is 0 in any float32 product); for gemm's α·A·B + β·C (`scaled`), of
+ * |α|·Σ|a||b| + |β·c|.
  */
-export function finiteAgree(got: Float32Array, want: Float64Array, a: Float32Array, b: Float32Array, m: number, k: number, n: number, tolerance: number): boolean {
+export function finiteAgree(got: Float32Array, want: Float64Array, a: Float32Array, b: Float32Array, m: number, k: number, n: number, tolerance: number, scaled?: { alpha: number; beta: number; c: Float32Array }): boolean {
   // Σ_p |a_ip||b_pj| as a product of the magnitudes, row by row (a loop over p down B's columns took 15 s at 513×45×5505)
   const scale = referenceProduct(a.map(Math.abs), b.map(Math.abs), m, k, n);
-  return want.every((w, i) => !Number.isFinite(Math.fround(w)) || Math.abs(got[i] - w) <= tolerance * scale[i] + 1e-40);
+  // gemm's α·A·B + β·C (want computed so): its scale |α|·Σ|a||b| + |β·c|
+  const scaleAt = (i: number) => (scaled ? Math.abs(scaled.alpha) * scale[i] + Math.abs(scaled.beta * scaled.c[i]) : scale[i]);
+  return want.every((w, i) => !Number.isFinite(Math.fround(w)) || Math.abs(got[i] - w) <= tolerance * scaleAt(i) + 1e-40);
 }
 
 /** ‖got − want‖_F / scale, the scale ‖want‖_F unless given (0: the absolute error). NaN anywhere gives NaN. */

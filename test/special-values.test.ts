@@ -3,7 +3,7 @@
 // stay finite where the exact result is; subnormals count. Long K stays within twice cuBLAS's error, measured
 // on the H100 by bench/accuracy.cu in the same way (2·K·2 products, U[-1,1]): SGEMM 2.9e-6, TF32 6.6e-4.
 import { gemm, info, matmul, Matrix, MatmulOptions } from '../lib';
-import { classMismatches, finiteAgree, gpuSuiteName, isHopper, randomMatrix, referenceProduct, relativeTo, transposed } from './helpers';
+import { classMismatches, finiteAgree, gemmReference, gpuSuiteName, isHopper, randomMatrix, referenceProduct, relativeTo, transposed } from './helpers';
 
 interface Variant {
   name: string;
@@ -83,6 +83,24 @@ describe.each(VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, { options
     ]);
     await gemm({ a: A, b: B, c: C, m, k, n, transA, transB }, { kernel, precision });
     expect(classMismatches(await C.toArray(), want, n)).toEqual([]);
+  });
+
+  // α and β are applied as each element is stored, so an element recomputed because its tensor-core sum came out
+  // non-finite must find C as it was: the store leaves it (α = 1 keeps values near FLT_MAX finite where they are).
+  test.each([
+    [1, -1.5],
+    [2, 0.25],
+  ])('the same with α = %d and β = %d on Matrices: C read where each element is recomputed too', async (alpha, beta) => {
+    const [a, b] = specialInputs(m, k, n);
+    const c0 = randomMatrix(m * n);
+    const s = { m, k, n, transA: false, transB: false, alpha, beta };
+    const want = gemmReference(a, b, c0, s);
+    const { backend = 'cuda', kernel, precision } = options;
+    const [A, B, C] = await Promise.all([Matrix.from(a, m, k, { backend }), Matrix.from(b, k, n, { backend }), Matrix.from(c0, m, n, { backend })]);
+    await gemm({ a: A, b: B, c: C, ...s }, { kernel, precision });
+    const c = await C.toArray();
+    expect(classMismatches(c, want, n)).toEqual([]);
+    expect(finiteAgree(c, want, a, b, m, k, n, precision === 'tf32' ? 3e-3 : 1e-5, { alpha, beta, c: c0 })).toBe(true);
   });
 
   test('a huge value times a subnormal (5e36 · −3e-39 = −0.015) counts as in float64: no term lost to splitting', async () => {

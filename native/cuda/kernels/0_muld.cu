@@ -11,6 +11,7 @@
 //   - Long K is split into slices of 1024 summed in float64 (kernels/launch.cu): one fp32 running sum per
 //     element grows its error with K (bench/NOTES.md, "Long K": 6.1e-7 at K = 2·10^7, SGEMM 2.1e-6).
 //   - Its host wrapper Mul now lives in cuda/transfer/panels.cu and serves every kernel.
+//   - C = α·A·B + β·C in the store (gemm's α and β), not in a pass of its own over C.
 //   - A and B are read as they are stored, row-major or held transposed (gemm's transA, transB: Aᵀ k×m, Bᵀ n×k),
 //     each tile loaded along its stored rows so that a warp's reads stay contiguous; the sums are the same.
 // Measured (bench/NOTES.md): about 8 TFLOP/s at 4096³ on an H100 against cuBLAS's ~51.
@@ -29,9 +30,10 @@ constexpr int BLOCK_SIZE = 16;
 // Device multiplication function called by Mul(): C = A·B.
 // hA is the height of A, wA the width of A (= height of B), wB the width of B; lda, ldb, ldc the row pitches.
 // sliceDepth, sliceStride: split K (kernels/helpers.cuh); block z multiplies its slice of wA. aTransposed,
-// bTransposed: A held as Aᵀ (wA×hA), B as Bᵀ (wB×wA).
+// bTransposed: A held as Aᵀ (wA×hA), B as Bᵀ (wB×wA). epilogue: α and β (kernel.h).
 __global__ void Muld(const float* A, int64_t lda, const float* B, int64_t ldb, int64_t hA, int64_t wA, int64_t wB,
-                     float* C, int64_t ldc, int64_t sliceDepth, int64_t sliceStride, bool aTransposed, bool bTransposed) {
+                     float* C, int64_t ldc, int64_t sliceDepth, int64_t sliceStride, bool aTransposed, bool bTransposed,
+                     Epilogue epilogue) {
   takeKSlice(blockIdx.z, sliceDepth, sliceStride, aTransposed, lda, bTransposed, ldb, A, B, C, wA);
   // Block index
   const int bx = blockIdx.x;
@@ -63,7 +65,7 @@ __global__ void Muld(const float* A, int64_t lda, const float* B, int64_t ldb, i
     // Make sure the tile product is done before the next iteration overwrites the tiles
     __syncthreads();
   }
-  if (row < hA && col < wB) C[row * ldc + col] = Csub;
+  if (row < hA && col < wB) C[row * ldc + col] = epilogueValue(epilogue, Csub, C + row * ldc + col);
 }
 
 // Muld has no faster, less exact mode: a 'tf32' request is computed in fp32.
@@ -73,7 +75,7 @@ void launchMuld(const GemmOperands& o, Precision, cudaStream_t stream) {
   const dim3 dimGrid(static_cast<unsigned>((o.n + BLOCK_SIZE - 1) / BLOCK_SIZE),
                      static_cast<unsigned>((o.m + BLOCK_SIZE - 1) / BLOCK_SIZE), static_cast<unsigned>(o.slices));
   Muld<<<dimGrid, dimBlock, 0, stream>>>(o.a, o.lda, o.b, o.ldb, o.m, o.k, o.n, o.c, o.ldc, o.sliceDepth, o.sliceStride,
-                                         o.transA, o.transB);
+                                         o.transA, o.transB, o.epilogue);
 }
 
 constexpr KernelVariant kMuldVariants[] = {{"muld", launchMuld, {BLOCK_SIZE, BLOCK_SIZE}, false}};

@@ -161,11 +161,13 @@ __device__ __forceinline__ void multiplySlice(float (&acc)[Cfg::kFragsM][Cfg::kF
   }
 }
 
-// Writes this thread's accumulators to C; returns 0, or NaN if one of them is not finite (nonFiniteProbe).
+// Writes this thread's finite accumulators to C through the epilogue; returns those that were not (NonFinite, in
+// recomputeNonFinite's order: rows rowBase + g + 8r, r = 2i + half; columns colBase + 2t + 8j + q).
 template <class Cfg, bool VECTOR>
-__device__ __forceinline__ float storeTile(const float (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], float* C, int64_t M,
-                                           int64_t N, int64_t ldc, int64_t rowBase, int64_t colBase, int g, int t) {
-  float probe = 0.0f;
+__device__ __forceinline__ NonFinite storeTile(const float (&acc)[Cfg::kFragsM][Cfg::kFragsN][4], float* C, int64_t M,
+                                               int64_t N, int64_t ldc, int64_t rowBase, int64_t colBase, int g, int t,
+                                               const Epilogue& epilogue) {
+  NonFinite nonFinite;
 #pragma unroll
   for (int i = 0; i < Cfg::kFragsM; ++i)
 #pragma unroll
@@ -173,19 +175,19 @@ __device__ __forceinline__ float storeTile(const float (&acc)[Cfg::kFragsM][Cfg:
       const int64_t row = rowBase + i * 16 + half * 8 + g;
       if (row >= M) continue;
       float* cRow = C + row * ldc;
-#pragma unroll
-      for (int j = 0; j < Cfg::kFragsN; ++j) {
-        probe = storePair(cRow, colBase + j * 8 + 2 * t, N, acc[i][j][2 * half], acc[i][j][2 * half + 1], VECTOR, probe);
-      }
+      storeRowPairs<Cfg::kFragsN, true>(
+          cRow, N, VECTOR, epilogue, [&](int j) { return colBase + j * 8 + 2 * t; },
+          [&](int j, int q) { return acc[i][j][2 * half + q]; },
+          [&](int j, uint32_t bits) { nonFinite.note(2 * Cfg::kFragsN * (2 * i + half) + 2 * j, bits); });
     }
-  return probe;
+  return nonFinite;
 }
 
 template <class Cfg, int PASSES, bool VECTOR, bool A_TRANSPOSED, bool B_TRANSPOSED>
 __global__ void __launch_bounds__(Cfg::kThreads)
     mmaGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int64_t M, int64_t K,
             int64_t N, int64_t lda, int64_t ldb, int64_t ldc, int64_t sliceDepth, int64_t sliceStride,
-            const uint32_t* __restrict__ aClasses, const uint32_t* __restrict__ bClasses) {
+            const uint32_t* __restrict__ aClasses, const uint32_t* __restrict__ bClasses, Epilogue epilogue) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   using L = SharedLayout<Cfg, A_TRANSPOSED, B_TRANSPOSED>;
   takeKSlice(blockIdx.z, sliceDepth, sliceStride, A_TRANSPOSED, lda, B_TRANSPOSED, ldb, A, B, C, K);
@@ -236,9 +238,10 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 
   const int64_t rowBase = blockRow + warpRow, colBase = blockCol + warpCol;
   const bool every = splitLosesProducts(aClasses, bClasses);
-  if (!finite(storeTile<Cfg, VECTOR>(acc, C, M, N, ldc, rowBase, colBase, g, t)) || every)
+  const NonFinite nonFinite = every ? NonFinite{} : storeTile<Cfg, VECTOR>(acc, C, M, N, ldc, rowBase, colBase, g, t, epilogue);
+  if (every || nonFinite.any())
     recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + g, 2 * Cfg::kFragsM, colBase + 2 * t, Cfg::kFragsN,
-                       every, false, B_TRANSPOSED, A_TRANSPOSED);
+                       nonFinite, every, epilogue, false, B_TRANSPOSED, A_TRANSPOSED);
 #endif
 }
 
@@ -251,7 +254,7 @@ void launchVariant(const GemmOperands& o, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((o.n + Cfg::BN - 1) / Cfg::BN), static_cast<unsigned>((o.m + Cfg::BM - 1) / Cfg::BM),
                   static_cast<unsigned>(o.slices));
   kernel<<<grid, Cfg::kThreads, kSharedBytes, stream>>>(o.a, o.b, o.c, o.m, o.k, o.n, o.lda, o.ldb, o.ldc, o.sliceDepth,
-                                                        o.sliceStride, o.aClasses, o.bClasses);
+                                                        o.sliceStride, o.aClasses, o.bClasses, o.epilogue);
 }
 
 // 16-byte copies where every row of A, B and C starts 16-byte aligned, as on the device they always do (Matrices'

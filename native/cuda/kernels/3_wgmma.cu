@@ -19,7 +19,8 @@
 //     (recomputeNonFinite, kernels/helpers.cuh): TF32 rounding carries values near FLT_MAX to ∞ and the tensor cores may flush
 //     subnormals; so is every element when A and B hold a value under 2^-100 on one side and one over 2^64 on
 //     the other (splitLosesProducts); long K is split into slices of at most 8192, summed in float64
-//     (kernels/launch.cu).
+//     (kernels/launch.cu);
+//   - C = α·A·B + β·C as the accumulators are stored (gemm's α and β), not in a pass of its own over C.
 // TF32 wgmma reads B K-major, so this kernel takes Bᵀ (n×k): the caller transposes B once, or rounds a B held
 // as Bᵀ as it is stored (transposedB in kernels/kernel.h). A goes from shared memory to the registers, so it is read
 // in either layout as stored: row-major, or held as Aᵀ (k×m, gemm's transA), whose stage tiles come as 32×32 boxes
@@ -150,11 +151,13 @@ __device__ __forceinline__ void loadFragmentAT(float (&a)[4], const uint8_t* row
 
 // Each thread's accumulators, per the wgmma D fragment layout: warp w of the warpgroup holds rows
 // fragmentRow(w, g, 0) and fragmentRow(w, g, 1) (lane = 4g + t); d[4j..4j+1] are columns 8j + 2t, +1 of the first,
-// d[4j+2..] of the second. Returns 0, or NaN if one of them is not finite (nonFiniteProbe).
+// d[4j+2..] of the second. The finite ones go into C through the epilogue; returns those that were not
+// (NonFinite, in recomputeNonFinite's order: r = half, columns 8j + 2t + q).
 template <int COLS, bool A_TRANSPOSED>
-__device__ __forceinline__ float storeAccumulators(const float (&d)[COLS / 2], float* C, int64_t M, int64_t N, int64_t ldc,
-                                                   int64_t rowBase, int64_t colBase, bool pairs) {
-  float probe = 0.0f;
+__device__ __forceinline__ NonFinite storeAccumulators(const float (&d)[COLS / 2], float* C, int64_t M, int64_t N,
+                                                       int64_t ldc, int64_t rowBase, int64_t colBase, bool pairs,
+                                                       const Epilogue& epilogue) {
+  NonFinite nonFinite;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, t = lane % 4;
 #pragma unroll
@@ -162,12 +165,12 @@ __device__ __forceinline__ float storeAccumulators(const float (&d)[COLS / 2], f
     const int64_t row = rowBase + fragmentRow<A_TRANSPOSED>(warp, g, half);
     if (row >= M) continue;
     float* const cRow = C + row * ldc;
-#pragma unroll
-    for (int j = 0; j < COLS / 8; ++j) {
-      probe = storePair(cRow, colBase + j * 8 + 2 * t, N, d[4 * j + 2 * half], d[4 * j + 2 * half + 1], pairs, probe);
-    }
+    storeRowPairs<COLS / 8, true>(
+        cRow, N, pairs, epilogue, [&](int j) { return colBase + j * 8 + 2 * t; },
+        [&](int j, int q) { return d[4 * j + 2 * half + q]; },
+        [&](int j, uint32_t bits) { nonFinite.note(2 * (COLS / 8) * half + 2 * j, bits); });
   }
-  return probe;
+  return nonFinite;
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -183,7 +186,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
               const __grid_constant__ CUtensorMap mapBtSmall, float* __restrict__ C,
               int64_t M, int64_t K, int64_t N, int64_t ldc, bool pairs, const float* A, int64_t lda, const float* B,
               int64_t ldb, bool bTransposed, int64_t sliceDepth, int64_t sliceStride, const uint32_t* aClasses,
-              const uint32_t* bClasses) {
+              const uint32_t* bClasses, Epilogue epilogue) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   const int kBegin = sliceDepth > 0 ? static_cast<int>(blockIdx.y * sliceDepth) : 0;  // the host keeps it under 2^30
   takeKSlice(blockIdx.y, sliceDepth, sliceStride, A_TRANSPOSED, lda, bTransposed, ldb, A, B, C, K);
@@ -264,6 +267,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   auto consume = [&](int kt, auto buffer) {
     constexpr int kBuffer = decltype(buffer)::value % kBuffers;
     constexpr int kPart = decltype(buffer)::value % kParts;
+    if (kt == max(kTiles - kPrefetchStages, 0)) {  // C's lines for the epilogue's β·C, where β ≠ 0
+      const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+      for (int half = 0; half < 2; ++half) {
+        const int64_t row = blockRow + consumer * 64 + fragmentRow<A_TRANSPOSED>(warp, lane / 4, half);
+        if (row < M) prefetchRowOfC(epilogue, C + row * ldc, blockCol, blockCol + T::kCols, N, lane % 4, 4);
+      }
+    }
     const int stage = kt % kStages;
     barrierWait(&full[stage], (kt / kStages) & 1);
 #pragma unroll
@@ -322,11 +332,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   pinRegisters(d);
   const int64_t rowBase = blockRow + consumer * 64;
   const bool every = splitLosesProducts(aClasses, bClasses);
-  if (!finite(storeAccumulators<T::kCols, A_TRANSPOSED>(d, C, M, N, ldc, rowBase, blockCol, pairs)) || every) {
+  const NonFinite nonFinite =
+      every ? NonFinite{} : storeAccumulators<T::kCols, A_TRANSPOSED>(d, C, M, N, ldc, rowBase, blockCol, pairs, epilogue);
+  if (every || nonFinite.any()) {
     const int warp = (threadIdx.x % 128) / 32, g = (threadIdx.x % 32) / 4;
     const int first = fragmentRow<A_TRANSPOSED>(warp, g, 0), step = fragmentRow<A_TRANSPOSED>(warp, g, 1) - first;
     recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + first, 2, blockCol + 2 * (threadIdx.x % 4),
-                       T::kCols / 8, every, false, bTransposed, A_TRANSPOSED, step);
+                       T::kCols / 8, nonFinite, every, epilogue, false, bTransposed, A_TRANSPOSED, step);
   }
 #endif
 }
@@ -358,8 +370,7 @@ void launchWgmma(const GemmOperands& o, Precision precision, cudaStream_t stream
         mapA, mapBt, mapBtSmall, o.c + first * o.sliceStride, o.m, depth, o.n, o.ldc, pairs,
         o.a + (o.transA ? begin * o.lda : begin), o.lda,
         o.exactB + (o.transB ? begin : begin * o.exactLdb), o.exactLdb, o.transB, o.slices == 1 ? 0 : o.sliceDepth,
-        o.sliceStride, o.aClasses,
-        o.bClasses);
+        o.sliceStride, o.aClasses, o.bClasses, o.epilogue);
   });
 }
 

@@ -22,7 +22,8 @@
 //   - the grid is persistent, one block per multiprocessor walking the tiles (64-row tiles: the rows of C fastest,
 //     so that the blocks at work share B's columns in L2; 256-row tiles: in groups of 8 tile rows): the producer
 //     loads the next tile while the consumers store the last.
-// Special values and magnitudes as steps 2 and 3 (kernels/helpers.cuh); long K split by the plan into slices.
+// Special values and magnitudes as steps 2 and 3 (kernels/helpers.cuh); long K split by the plan into slices; α and β
+// applied as C is stored.
 // Predicted: 64×768×100000 is B's 307 MB read once, ~110 µs at 2.8 TB/s (~90 TFLOP/s), 3xTF32's tensor work ~60%
 // of that. Measured on an H100 (bench/NOTES.md, step 4), cuBLAS in the same run: fp32 0.141 ms, 69.7 TFLOP/s,
 // 1.62× cuBLAS SGEMM (mma 0.97×), error 2.5e-7 against 5.0e-7; tf32 0.126 ms, 1.14× cuBLAS TF32 (mma 0.94×). fp32
@@ -217,7 +218,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
                         const float* __restrict__ A, int64_t lda,
                         const float* B, int64_t ldb, float* __restrict__ C, int64_t ldc, int64_t M, int64_t K,
                         int64_t N, int64_t sliceDepth, int64_t sliceStride, int64_t tiles, int64_t groupRows,
-                        const uint32_t* aClasses, const uint32_t* bClasses, const uint32_t* onlyIf) {
+                        const uint32_t* aClasses, const uint32_t* bClasses, const uint32_t* onlyIf,
+                        Epilogue epilogue) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   if (onlyIf && *onlyIf == 0) return;  // a fallback not needed this time (kernel.h, GemmOperands::onlyIf)
   extern __shared__ uint8_t sharedBytes[];
@@ -345,10 +347,19 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       }
       wgmmaCommit();
     };
+    // C's lines for the epilogue's β·C, where β ≠ 0 (K is then whole): the rows of the 16 columns of C this warp
+    // stores, every 32nd row a lane.
+    auto prefetchC = [&](int kt) {
+      if (kt != max(kTiles - kPrefetchStages, 0)) return;
+      const int64_t firstCol = w.col + consumer * kColsPerConsumer + warp * 16;
+      for (int r = lane; r < kRows; r += 32)
+        if (w.row + r < M) prefetchRowOfC(epilogue, C + (w.row + r) * ldc, firstCol, firstCol + 16, N, 0, 1);
+    };
     if constexpr (T::kPipelined) {
       // Stage kt's wgmmas stay in flight while stage kt + 1's fragments load; once one group is pending, stage
       // kt - 1's are done and its shared memory goes back to the producer.
       auto step = [&](int kt, auto buffer) {
+        prefetchC(kt);
         const int u = use + kt;
         multiply(u % kStages, (u / kStages) & 1, buffer);
         wgmmaWait<1>();
@@ -369,6 +380,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       use += kTiles;
     } else {
       for (int kt = 0; kt < kTiles; ++kt, ++use) {
+        prefetchC(kt);
         const int stage = use % kStages;
         multiply(stage, (use / kStages) & 1, std::integral_constant<int, 0>{});
         wgmmaWait<0>();
@@ -385,25 +397,45 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     const int64_t slice = sliceDepth > 0 ? w.kBegin / sliceDepth : 0;
     float* const c = C + slice * sliceStride;
     const int64_t col0 = w.col + consumer * kColsPerConsumer + warp * 16 + g, row0 = w.row + 2 * t4;
-    float probe = 0.0f;
+    // The finite ones through the epilogue, C's old values for 4 values of j loaded before they are stored (in
+    // flight together: storeRowPairs); the others noted in recomputeNonFinite's order (x: the column, r = h; y: the
+    // row, 8j + q).
+    NonFinite nonFinite;
+    constexpr int kRowsInFlight = 4;
+    static_assert((kRows / 8) % kRowsInFlight == 0, "whole groups of j");
 #pragma unroll
-    for (int j = 0; j < kRows / 8; ++j) {
+    for (int first = 0; first < kRows / 8; first += kRowsInFlight) {
+      float old[kRowsInFlight][2][2];
 #pragma unroll
-      for (int q = 0; q < 2; ++q) {
-        const int64_t row = row0 + 8 * j + q;
-        if (row >= M) continue;
+      for (int j = first; j < first + kRowsInFlight; ++j)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int64_t col = col0 + 8 * h;
-          if (col < N) c[row * ldc + col] = d[4 * j + 2 * h + q];
-          probe = nonFiniteProbe(d[4 * j + 2 * h + q], probe);
+        for (int q = 0; q < 2; ++q)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int64_t row = row0 + 8 * j + q, col = col0 + 8 * h;
+            old[j - first][q][h] = oldOfC(epilogue, c + row * ldc + col, row < M && col < N && !every);
+          }
+#pragma unroll
+      for (int j = first; j < first + kRowsInFlight; ++j)
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+          const int64_t row = row0 + 8 * j + q;
+          if (row >= M || every) continue;
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int64_t col = col0 + 8 * h;
+            const float x = d[4 * j + 2 * h + q];
+            if (!finite(x))
+              nonFinite.note(2 * (kRows / 8) * h + 2 * j, 1u << q);
+            else if (col < N)
+              c[row * ldc + col] = scaledSum(epilogue, x, old[j - first][q][h]);
+          }
         }
-      }
     }
-    if (!finite(probe) || every)
+    if (every || nonFinite.any())
       recomputeNonFinite(c, ldc, elementAt(A, lda, 0, w.kBegin, A_TRANSPOSED),
                          lda, elementAt(B, ldb, w.kBegin, 0, B_TRANSPOSED), ldb, M, N, w.depth, col0, 2, row0, kRows / 8,
-                         every, true, B_TRANSPOSED, A_TRANSPOSED);
+                         nonFinite, every, epilogue, true, B_TRANSPOSED, A_TRANSPOSED);
   }
 #endif
 }
@@ -435,7 +467,7 @@ void launchLayouts(const GemmOperands& o, cudaStream_t stream) {
     kernel<<<blocks, T::kThreads, kSharedBytes, stream>>>(
         mapA, mapB, elementAt(o.a, o.lda, 0, begin, A_TRANSPOSED), o.lda, elementAt(o.exactB, o.exactLdb, begin, 0, B_TRANSPOSED),
         o.exactLdb, o.c + first * o.sliceStride, o.ldc, o.m, depth, o.n, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride,
-        tiles, groupRows, o.aClasses, o.bClasses, o.onlyIf);
+        tiles, groupRows, o.aClasses, o.bClasses, o.onlyIf, o.epilogue);
   });
 }
 

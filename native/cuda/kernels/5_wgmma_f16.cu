@@ -27,6 +27,8 @@
 //     them, and no value lost below the scaling. Ordinary data has few such values (about one in 2^29 of
 //     U[-1,1]'s). Past kMarked rows or columns, the product is step 4's in TF32 instead (its launch waits on a flag
 //     in device memory, so nothing waits on the host).
+// α and β are applied as C is stored, the corrections add α times their terms, and where β ≠ 0 the marked rows and
+// columns of C are kept before the product writes them, for their recomputation's β·C (keepMarkedOfC).
 // Special values: every operand is finite and scaled within range wherever the fp16 product is kept, so it needs no
 // magnitude classes; the passes find them for the fallback. Long K is split by the plan into slices, as step 4's.
 // fp32 requests run step 4's 3xTF32 variants (an fp16 split for fp32 accuracy is not built).
@@ -141,11 +143,16 @@ struct Scratch {
   int32_t *expB, *expA;  // max(k, n), rows
   float* markedB;        // min(kMarked, n) rows of lda floats: column colList[c] of B (k long) from c·lda
   __half *a, *b;
-  // K; a's and b's row pitches in halves (lda, a multiple of 64: markedB's in floats too, and b's made from Bᵀ)
-  int64_t k, lda, ldb;
+  // Where β ≠ 0, C's marked rows (kMarked of ldb floats) and then its marked columns (kMarked of `rows`) as they were
+  // before the product wrote them: the recomputation's β·C (keepMarkedOfC).
+  float* keptC;
+  // K; a's and b's row pitches in halves (lda, a multiple of 64: markedB's in floats too, and b's made from Bᵀ);
+  // the rows of C it was laid out for
+  int64_t k, lda, ldb, rows;
 
   // Each part 256-byte aligned (base is: cudaMalloc's). Laid out from address 0 for its size alone.
-  Scratch(void* base, int64_t rows, int64_t depth, int64_t n) : k(depth), lda((depth + 63) / 64 * 64), ldb((n + 63) / 64 * 64) {
+  Scratch(void* base, int64_t rows, int64_t depth, int64_t n)
+      : k(depth), lda((depth + 63) / 64 * 64), ldb((n + 63) / 64 * 64), rows(rows) {
     uintptr_t p = reinterpret_cast<uintptr_t>(base);
     auto take = [&p](int64_t bytes) {
       void* const at = reinterpret_cast<void*>(p);
@@ -169,6 +176,7 @@ struct Scratch {
     expA = reinterpret_cast<int32_t*>(take(4 * rows));
     rowCorrected = reinterpret_cast<int32_t*>(take(4 * rows));
     a = reinterpret_cast<__half*>(take(2 * rows * lda));
+    keptC = reinterpret_cast<float*>(take(4 * kMarked * (ldb + rows)));
     bytes = static_cast<int64_t>(p - reinterpret_cast<uintptr_t>(base));
   }
   int64_t bytes;
@@ -491,6 +499,18 @@ __global__ void gatherMarkedColumns(const float* __restrict__ B, int64_t ldb, in
     s.markedB[blockIdx.y * s.lda + r] = *elementAt(B, ldb, r, col, B_TRANSPOSED);
 }
 
+// Where β ≠ 0, C's marked rows and columns as they are before the product writes them (Scratch::keptC): block row y
+// < kMarked keeps marked row y, the next kMarked marked column y − kMarked.
+__global__ void keepMarkedOfC(const float* __restrict__ C, int64_t ldc, int64_t M, int64_t N, Scratch s) {
+  const bool row = blockIdx.y < kMarked;
+  const int index = row ? blockIdx.y : blockIdx.y - kMarked;
+  if (s.header[kFallback] || index >= min(static_cast<int>(s.header[row ? kRowCount : kColCount]), kMarked)) return;
+  const int64_t length = row ? N : M, first = row ? s.rowList[index] * ldc : s.colList[index];
+  float* const kept = row ? s.keptC + index * s.ldb : s.keptC + kMarked * s.ldb + index * s.rows;
+  for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < length; e += int64_t{gridDim.x} * blockDim.x)
+    kept[e] = C[first + (row ? e : e * ldc)];
+}
+
 // --- the product ------------------------------------------------------------------------------------------------
 
 // From Bᵀ: this thread's elements of a consumer's 64×256 (d[4j + 2h + q]: row row0 + 8h, column col0 + 8j + q of
@@ -501,7 +521,8 @@ __global__ void gatherMarkedColumns(const float* __restrict__ B, int64_t ldb, in
 // behind the store before it, and the product at 4096³ took 316 µs against 240 with B held row-major: ncu.)
 __device__ __forceinline__ void storeUnscaledByColumn(const float (&d)[128], float* c, int64_t ldc, int64_t row0,
                                                       int col0, int64_t colBase, int64_t M, int64_t N, bool pairs,
-                                                      const int* tileExponents, const Scratch& s) {
+                                                      const int* tileExponents, const Scratch& s,
+                                                      const Epilogue& epilogue) {
   int least = tileExponents[kCols], largest = tileExponents[kCols + 1];
 #pragma unroll
   for (int w = 1; w < 4; ++w) {
@@ -514,12 +535,10 @@ __device__ __forceinline__ void storeUnscaledByColumn(const float (&d)[128], flo
     if (row >= M) continue;
     const int unscale = -s.expA[row];
     auto storeRow = [&](auto unscaled) {
-#pragma unroll
-      for (int j = 0; j < kCols / 8; ++j) {
-        const int col = col0 + 8 * j;
-        storePair(c + row * ldc, colBase + col, N, unscaled(d[4 * j + 2 * h], unscale - tileExponents[col]),
-                  unscaled(d[4 * j + 2 * h + 1], unscale - tileExponents[col + 1]), pairs, 0.0f);
-      }
+      storeRowPairs<kCols / 8, false>(
+          c + row * ldc, N, pairs, epilogue, [&](int j) { return colBase + col0 + 8 * j; },
+          [&](int j, int q) { return unscaled(d[4 * j + 2 * h + q], unscale - tileExponents[col0 + 8 * j + q]); },
+          [](int, uint32_t) {});
     };
     if (unscale - largest >= -126 && unscale - least <= 127)
       storeRow([](float x, int e) { return x * __int_as_float((e + 127) << 23); });
@@ -528,13 +547,13 @@ __device__ __forceinline__ void storeUnscaledByColumn(const float (&d)[128], flo
   }
 }
 
-// C (M×N, ldc) = 2^-s_i · A'·B' (from Bᵀ, 2^-(s_i + w_j) at column j) over `tiles` work tiles; split K: slice z
-// into C + z·sliceStride. Does nothing when the run fell back to step 4.
+// C (M×N, ldc) = 2^-s_i · A'·B' (from Bᵀ, 2^-(s_i + w_j) at column j) over `tiles` work tiles, through the epilogue
+// (α and β); split K: slice z into C + z·sliceStride. Does nothing when the run fell back to step 4.
 template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(kThreads, 1)
     f16Gemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, float* __restrict__ C,
             int64_t ldc, int64_t M, int64_t K, int64_t N, int64_t sliceDepth, int64_t sliceStride, int64_t tiles,
-            bool pairs, Scratch s) {
+            bool pairs, Scratch s, Epilogue epilogue) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   if (s.header[kFallback]) return;
   extern __shared__ uint8_t sharedBytes[];
@@ -595,6 +614,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int i = 0; i < 128; ++i) d[i] = 0.0f;
     for (int kt = 0; kt < kTiles; ++kt) {
+      if (kt == max(kTiles - kPrefetchStages, 0))  // C's lines for the epilogue's β·C, where β ≠ 0 (K is then whole)
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = w.row + consumer * 64 + warp * 16 + 8 * h + lane / 4;
+          if (row < M) prefetchRowOfC(epilogue, C + row * ldc, w.col, w.col + kCols, N, lane % 4, 4);
+        }
       const int u = use + kt, stage = u % kStages;
       // 16 halves = 32 bytes along A's swizzled rows, 16 rows of B's tile (MN-major: its 64-column boxes
       // kBoxBytesB apart, sharedDescriptor's leading byte offset), or from Bᵀ 32 bytes along its rows as A's.
@@ -642,7 +666,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (lane == 0) tileExponents[kCols + 2 * warp] = least, tileExponents[kCols + 2 * warp + 1] = largest;
       asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
       storeUnscaledByColumn(d, c, ldc, w.row + consumer * 64 + warp * 16 + lane / 4, 2 * (lane % 4), w.col, M, N, pairs,
-                            tileExponents, s);
+                            tileExponents, s, epilogue);
       continue;
     }
 #pragma unroll
@@ -651,10 +675,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (row >= M) continue;
       const int unscale = -s.expA[row];
       auto storeRow = [&](auto unscaled) {
-#pragma unroll
-        for (int j = 0; j < kCols / 8; ++j)
-          storePair(c + row * ldc, w.col + 8 * j + 2 * (lane % 4), N, unscaled(d[4 * j + 2 * h]),
-                    unscaled(d[4 * j + 2 * h + 1]), pairs, 0.0f);
+        storeRowPairs<kCols / 8, false>(
+            c + row * ldc, N, pairs, epilogue, [&](int j) { return w.col + 8 * j + 2 * (lane % 4); },
+            [&](int j, int q) { return unscaled(d[4 * j + 2 * h + q]); }, [](int, uint32_t) {});
       };
       // A multiply by 2^unscale where that is a float (one rounding, as scalbnf's, subnormal results included:
       // no flush-to-zero here), else scalbnf. Two loops, not a choice per element: CUDA 12.4's compiler evaluated
@@ -694,7 +717,7 @@ template <bool B_TRANSPOSED>
 __device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64_t lda, bool aTransposed,
                                               const float* __restrict__ B, int64_t ldb, float* C, int64_t ldc, int64_t N,
                                               int64_t begin, int64_t end, int64_t sliceStride, int block, int blocks,
-                                              const Scratch& s) {
+                                              const Scratch& s, const Epilogue& epilogue) {
   __shared__ float partial[kRecomputeWarps][kMarked][32];
   const int count = min(static_cast<int>(s.header[kRowCount]), kMarked);
   if (count == 0) return;
@@ -721,7 +744,8 @@ __device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64
     if (warp < count && mine) {  // warp r adds row r's sums
       float total = 0.0f;
       for (int w = 0; w < kRecomputeWarps; ++w) total += partial[w][warp][lane];
-      C[blockIdx.z * sliceStride + s.rowList[warp] * ldc + col] = total;
+      float* const out = C + blockIdx.z * sliceStride + s.rowList[warp] * ldc + col;
+      *out = epilogueValue(epilogue, total, s.keptC + warp * s.ldb + col);  // β·C as it was (keepMarkedOfC)
     }
     __syncthreads();
   }
@@ -734,7 +758,8 @@ __device__ __forceinline__ void recomputeRows(const float* __restrict__ A, int64
 __device__ __forceinline__ void recomputeColumns(const float* __restrict__ A, int64_t lda, bool aTransposed, float* C,
                                                  int64_t ldc,
                                                  int64_t M, int64_t begin, int64_t end, int64_t sliceStride,
-                                                 int64_t kOffset, int block, int blocks, const Scratch& s) {
+                                                 int64_t kOffset, int block, int blocks, const Scratch& s,
+                                                 const Epilogue& epilogue) {
   const int count = min(static_cast<int>(s.header[kColCount]), kMarked);
   if (count == 0) return;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -763,7 +788,9 @@ __device__ __forceinline__ void recomputeColumns(const float* __restrict__ A, in
 #pragma unroll
     for (int c = 0; c < kMarked; ++c) {
       for (int offset = 16; offset > 0; offset /= 2) sum[c] += __shfl_xor_sync(0xffffffffu, sum[c], offset);
-      if (lane == 0 && c < count) C[blockIdx.z * sliceStride + row * ldc + s.colList[c]] = sum[c];
+      if (lane == 0 && c < count)
+        C[blockIdx.z * sliceStride + row * ldc + s.colList[c]] =
+            epilogueValue(epilogue, sum[c], s.keptC + kMarked * s.ldb + c * s.rows + row);  // as keepMarkedOfC kept it
     }
   }
 }
@@ -790,31 +817,33 @@ __device__ __forceinline__ int columnCorrections(const Scratch& s, int64_t j, in
 }
 
 // C(i, j), in the slice of K each k falls in, plus column j's corrections (ks, values: count of them, in order of
-// k) with k in [kBegin, kBegin + depth) (A whole, from k 0): A_ik·B_kj with A's value where fp16 held it (0 where it
-// did not: a correction of row i adds that term).
+// k) with k in [kBegin, kBegin + depth) (A whole, from k 0): α·A_ik·B_kj with A's value where fp16 held it (0 where
+// it did not: a correction of row i adds that term). α scales the value that is not tiny, so that α = 1 adds the
+// term exactly as without it.
 __device__ __forceinline__ void addColumnCorrections(const float* A, int64_t lda, bool aTransposed, float* C,
                                                      int64_t ldc, int64_t i,
                                                      int64_t j, const int32_t (&ks)[kColumnCorrections],
                                                      const float (&values)[kColumnCorrections], int count,
                                                      int64_t kBegin, int64_t depth, int64_t sliceDepth,
-                                                     int64_t sliceStride, const Scratch& s) {
+                                                     int64_t sliceStride, const Scratch& s, float alpha) {
   for (int q = 0; q < count; ++q) {
     const int64_t k = ks[q] - kBegin;
     if (k < 0 || k >= depth) continue;
     const float a = __half2float(s.a[i * s.lda + ks[q]]) != 0.0f ? *elementAt(A, lda, i, ks[q], aTransposed) : 0.0f;
     float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + i * ldc + j;
-    *out = fmaf(a, values[q], *out);
+    *out = fmaf(alpha * a, values[q], *out);
   }
 }
 
 // The rows' corrections: a block per segment (grid-stride), its threads a column each (but the marked ones): the
-// row's corrections with k in this chunk, in order of k (A_ik·B_kj, B as the caller holds it), then the column's.
+// row's corrections with k in this chunk, in order of k (α·A_ik·B_kj, B as the caller holds it, α scaling B_kj as
+// addColumnCorrections scales A_ik), then the column's.
 template <bool B_TRANSPOSED>
 __device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t lda, bool aTransposed,
                                             const float* __restrict__ B,
                                             int64_t ldb, float* C, int64_t ldc, int64_t N, int64_t kBegin, int64_t depth,
                                             int64_t sliceDepth, int64_t sliceStride, int block, int blocks,
-                                            const Scratch& s) {
+                                            const Scratch& s, float alpha) {
   const int segments = min(static_cast<int>(s.header[kSegACount]), kCorrectionRows);
   for (int segment = block; segment < segments; segment += blocks) {
     const RowSegment row = s.segA[segment];
@@ -826,14 +855,14 @@ __device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t
         const int64_t k = x.k - kBegin;
         if (k < 0 || k >= depth) continue;
         float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + row.row * ldc + j;
-        *out = fmaf(x.value, *elementAt(B, ldb, x.k, j, B_TRANSPOSED), *out);
+        *out = fmaf(x.value, alpha * *elementAt(B, ldb, x.k, j, B_TRANSPOSED), *out);
       }
       if (s.colHead[j] > 0) {
         int32_t ks[kColumnCorrections];
         float values[kColumnCorrections];
         const int count = columnCorrections(s, j, ks, values);
         addColumnCorrections(A, lda, aTransposed, C, ldc, row.row, j, ks, values, count, kBegin, depth, sliceDepth,
-                             sliceStride, s);
+                             sliceStride, s, alpha);
       }
     }
   }
@@ -844,7 +873,8 @@ __device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t
 __device__ __forceinline__ void correctColumns(const float* __restrict__ A, int64_t lda, bool aTransposed, float* C,
                                                int64_t ldc,
                                                int64_t M, int64_t kBegin, int64_t depth, int64_t sliceDepth,
-                                               int64_t sliceStride, int block, int blocks, const Scratch& s) {
+                                               int64_t sliceStride, int block, int blocks, const Scratch& s,
+                                               float alpha) {
   const int columns = min(static_cast<int>(s.header[kCorrColCount]), kCorrections);
   for (int column = block; column < columns; column += blocks) {
     const int64_t j = s.corrCols[column];
@@ -855,7 +885,7 @@ __device__ __forceinline__ void correctColumns(const float* __restrict__ A, int6
     for (int64_t i = threadIdx.x; i < M; i += blockDim.x)
       if (!s.rowCorrected[i] && !rowMarked(s, i))
         addColumnCorrections(A, lda, aTransposed, C, ldc, i, j, ks, values, count, kBegin, depth, sliceDepth,
-                             sliceStride, s);
+                             sliceStride, s, alpha);
   }
 }
 
@@ -875,23 +905,26 @@ __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const
                                                                        float* C, int64_t ldc, int64_t M, int64_t K,
                                                                        int64_t N, int64_t sliceDepth,
                                                                        int64_t sliceStride, int64_t kOffset,
-                                                                       int rowBlocks, int columnBlocks, Scratch s) {
+                                                                       int rowBlocks, int columnBlocks, Scratch s,
+                                                                       Epilogue epilogue) {
   if (s.header[kFallback]) return;
   int64_t begin, end;
   sliceRange(K, sliceDepth, begin, end);
   const int block = static_cast<int>(blockIdx.x);
   const int corrections = rowBlocks + columnBlocks;
   if (block < rowBlocks)
-    recomputeRows<B_TRANSPOSED>(A, lda, aTransposed, B, ldb, C, ldc, N, begin, end, sliceStride, block, rowBlocks, s);
+    recomputeRows<B_TRANSPOSED>(A, lda, aTransposed, B, ldb, C, ldc, N, begin, end, sliceStride, block, rowBlocks, s,
+                                epilogue);
   else if (block < corrections)
-    recomputeColumns(A, lda, aTransposed, C, ldc, M, begin, end, sliceStride, kOffset, block - rowBlocks, columnBlocks, s);
+    recomputeColumns(A, lda, aTransposed, C, ldc, M, begin, end, sliceStride, kOffset, block - rowBlocks, columnBlocks, s,
+                     epilogue);
   else if (blockIdx.z == 0 && block < corrections + kCorrectionBlocks)
     correctRows<B_TRANSPOSED>(elementAt(A, lda, 0, -kOffset, aTransposed), lda, aTransposed,
                               elementAt(B, ldb, -kOffset, 0, B_TRANSPOSED), ldb, C, ldc, N, kOffset, K, sliceDepth,
-                              sliceStride, block - corrections, kCorrectionBlocks, s);
+                              sliceStride, block - corrections, kCorrectionBlocks, s, epilogue.alpha);
   else if (blockIdx.z == 0)
     correctColumns(elementAt(A, lda, 0, -kOffset, aTransposed), lda, aTransposed, C, ldc, M, kOffset, K, sliceDepth,
-                   sliceStride, block - corrections - kCorrectionBlocks, kCorrectionBlocks, s);
+                   sliceStride, block - corrections - kCorrectionBlocks, kCorrectionBlocks, s, epilogue.alpha);
 }
 
 // --- the launch -------------------------------------------------------------------------------------------------
@@ -926,6 +959,11 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
   gatherMarkedColumns<B_TRANSPOSED><<<dim3(static_cast<unsigned>(std::min<int64_t>((o.k + 255) / 256, 64)), kMarked), 256, 0, stream>>>(
       o.exactB, o.exactLdb, o.k, s);
   checkCuda(cudaGetLastError(), "wgmma-f16: marked columns");
+  if (o.epilogue.beta != 0.0f) {  // K is then whole: a split's slices are plain products (kernel.h, epilogue)
+    keepMarkedOfC<<<dim3(static_cast<unsigned>(std::min<int64_t>((std::max(o.m, o.n) + 255) / 256, 64)), 2 * kMarked), 256, 0,
+                    stream>>>(o.c, o.ldc, o.m, o.n, s);
+    checkCuda(cudaGetLastError(), "wgmma-f16: C's marked rows and columns kept");
+  }
 
   static SharedMemoryOptIn optIn;
   optIn.ensure(f16Gemm<B_TRANSPOSED>, kSharedBytes, "cudaFuncSetAttribute(wgmma-f16 shared memory)");
@@ -940,7 +978,7 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
     const int64_t sliceDepth = o.slices == 1 ? 0 : o.sliceDepth, tiles = tilesPerSlice * slices;
     float* const c = o.c + first * o.sliceStride;
     f16Gemm<B_TRANSPOSED><<<static_cast<unsigned>(std::min<int64_t>(tiles, multiprocessors())), kThreads, kSharedBytes, stream>>>(
-        mapA, mapB, c, o.ldc, o.m, depth, o.n, sliceDepth, o.sliceStride, tiles, pairs, s);
+        mapA, mapB, c, o.ldc, o.m, depth, o.n, sliceDepth, o.sliceStride, tiles, pairs, s, o.epilogue);
     checkCuda(cudaGetLastError(), "wgmma-f16");
     const auto blocks = [](int64_t units, int64_t perBlock) {
       return static_cast<int>(std::clamp<int64_t>((units + perBlock - 1) / perBlock, 1, kRecomputeBlocks));
@@ -950,7 +988,7 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
     recomputeMarked<B_TRANSPOSED><<<dim3(grid, 1, static_cast<unsigned>(slices)), 32 * kRecomputeWarps, 0, stream>>>(
         elementAt(o.a, o.lda, 0, begin, o.transA), o.lda, o.transA,
         elementAt(o.exactB, o.exactLdb, begin, 0, B_TRANSPOSED), o.exactLdb, c, o.ldc, o.m, depth, o.n, sliceDepth,
-        o.sliceStride, begin, rowBlocks, columnBlocks, s);
+        o.sliceStride, begin, rowBlocks, columnBlocks, s, o.epilogue);
     checkCuda(cudaGetLastError(), "wgmma-f16: marked rows and columns");
   });
   // Step 4 in TF32 where too many rows or columns were marked: launched always, it does nothing unless the flag

@@ -17,7 +17,8 @@
 //     narrow W into slices that fill the SMs;
 //   - at most 3 rows against a column-contiguous W (a query against a corpus held as rows, C = q·corpusᵀ) take a
 //     warp per column of W instead (columnDots): no shared memory, 4 KB of the column in flight per warp, each
-//     lane's sum in order of k and the lanes' added in a fixed tree.
+//     lane's sum in order of k and the lanes' added in a fixed tree;
+//   - α and β are applied as each element of O is stored (kernel.h, Epilogue).
 // Predicted: at the DRAM rate, q·corpusᵀ for 1M × 768 reads 3.07 GB, 0.92 ms at 3.35 TB/s; r ≤ 16 FMAs per
 // element read keeps the FMA pipes under half busy. Measured on an H100 (bench/NOTES.md, "Step 6: few rows, and
 // operands as stored"; cuBLAS SGEMM in the same run): 1×768×1000000 0.996 ms, 3.08 TB/s (1.018); with the corpus
@@ -30,6 +31,7 @@
 
 #include "core/errors.h"
 #include "cuda/check.h"
+#include "cuda/kernels/helpers.cuh"
 #include "cuda/kernels/kernel.h"
 #include "cuda/kernels/registry.h"
 
@@ -51,6 +53,7 @@ struct Problem {
   int64_t ldw;  // W(p, j) = w[p·ldw + j], or for a column-contiguous W w[j·ldw + p]
   float* o;
   int64_t oRowStride, oColStride;  // O(i, j) = o[i·oRowStride + j·oColStride]
+  Epilogue epilogue;               // O = α·R·W + β·O (kernel.h)
   int64_t rows, k, cols;
   int64_t sliceDepth, sliceStride;  // split K (kernel.h, GemmOperands): slice y of the grid, into o + y·sliceStride
   bool vectorW;                     // W's rows (or columns) start 16-byte aligned: float4 loads
@@ -224,9 +227,12 @@ __global__ void __launch_bounds__(kThreads, 2) fewRows(Problem p) {
   }
   const int64_t j = col0 + threadIdx.x;
   if (j >= p.cols) return;
+  float old[ROWS];  // C's values the epilogue reads, loaded together before the stores (helpers.cuh, storeRowPairs)
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i) old[i] = oldOfC(p.epilogue, o + i * p.oRowStride + j * p.oColStride, i < p.rows);
 #pragma unroll
   for (int i = 0; i < ROWS; ++i)
-    if (i < p.rows) o[i * p.oRowStride + j * p.oColStride] = acc[i];
+    if (i < p.rows) o[i * p.oRowStride + j * p.oColStride] = scaledSum(p.epilogue, acc[i], old[i]);
 }
 
 // At most 4 rows against a W whose columns are contiguous (a corpus held as Bᵀ, or A for a matrix-vector product
@@ -302,7 +308,10 @@ __global__ void __launch_bounds__(kThreads) columnDots(Problem p) {
     for (int offset = 16; offset > 0; offset /= 2) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], offset);
 #pragma unroll
   for (int i = 0; i < ROWS; ++i)
-    if (lane == i && i < p.rows) o[i * p.oRowStride + j * p.oColStride] = acc[i];
+    if (lane == i && i < p.rows) {
+      float* const out = o + i * p.oRowStride + j * p.oColStride;
+      *out = epilogueValue(p.epilogue, acc[i], out);
+    }
 }
 
 // Each kernel opts into its shared memory (over 48 KB) on its own: the two layouts' kernels have one type.
@@ -337,6 +346,7 @@ void launchFewRows(const GemmOperands& o, Precision, cudaStream_t stream) {
     p.rows = o.n, p.cols = o.m;
   }
   p.o = o.c;
+  p.epilogue = o.epilogue;
   p.k = o.k;
   p.sliceDepth = o.slices == 1 ? 0 : o.sliceDepth;
   p.sliceStride = o.sliceStride;

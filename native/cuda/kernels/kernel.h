@@ -20,6 +20,12 @@
 
 namespace cuda_matmul {
 
+// C = α·A·B + β·C: what every kernel does with an element x of its product as it stores it into C
+// (helpers.cuh, epilogueValue). α = 1, β = 0 store x itself.
+struct Epilogue {
+  float alpha = 1.0f, beta = 0.0f;
+};
+
 struct GemmOperands {
   const float* a;
   const float* b;
@@ -29,6 +35,9 @@ struct GemmOperands {
   // The operands as stored, for a kernel that reads them so (registry.h, readsTransposedA, readsTransposedB):
   // transA, A is held as Aᵀ (k×m, lda ≥ m); transB, B as Bᵀ (n×k, ldb ≥ k; exactB too). Otherwise row-major.
   bool transA = false, transB = false;
+  // C = α·A·B + β·C, applied as each element is stored (one pass over C). Where K is split, the slices' partial
+  // results are plain products and the reduction that adds them applies it (launch.cu).
+  Epilogue epilogue;
   // Split K (kernels/helpers.cuh, takeKSlice): `slices` blocks along the grid's z (y for wgmma), each
   // multiplying sliceDepth of K into a partial result sliceStride floats after the previous one, from c on.
   // One slice (the default): the whole of K straight into C.

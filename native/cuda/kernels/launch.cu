@@ -11,9 +11,10 @@ namespace cuda_matmul {
 namespace {
 
 // c = the sum of `slices` partial results (each rows×cols, row pitch `pitch`, sliceStride floats apart), added
-// in float64 and rounded once. A thread per column, rows in a grid-stride loop (elementwiseGrid).
+// in float64 and rounded once, through the epilogue (α and β). A thread per column, rows in a grid-stride loop
+// (elementwiseGrid).
 __global__ void sumSlices(const float* __restrict__ partials, int64_t pitch, int64_t sliceStride, int slices,
-                          float* __restrict__ c, int64_t ldc, int64_t rows, int64_t cols) {
+                          float* __restrict__ c, int64_t ldc, int64_t rows, int64_t cols, Epilogue epilogue) {
   const int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (col >= cols) return;
   for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
@@ -23,7 +24,8 @@ __global__ void sumSlices(const float* __restrict__ partials, int64_t pitch, int
     for (; z + 4 <= slices; z += 4)
       for (int q = 0; q < 4; ++q) sums[q] += p[(z + q) * sliceStride];
     for (; z < slices; ++z) sums[0] += p[z * sliceStride];
-    c[row * ldc + col] = static_cast<float>((sums[0] + sums[1]) + (sums[2] + sums[3]));
+    float* const out = c + row * ldc + col;
+    *out = epilogueValue(epilogue, static_cast<float>((sums[0] + sums[1]) + (sums[2] + sums[3])), out);
   }
 }
 
@@ -112,6 +114,8 @@ void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
   }
   float* const c = o.c;
   const int64_t ldc = o.ldc;
+  const Epilogue epilogue = o.epilogue;
+  o.epilogue = Epilogue{};  // the slices are plain products; their sum takes α and β
   o.c = workspace_->floats();
   o.ldc = pitch_;
   o.slices = split_.slices;
@@ -121,7 +125,7 @@ void ProductLaunch::run(GemmOperands o, cudaStream_t stream) const {
   checkCuda(cudaGetLastError(), kernel_.name);
   if (o.m == 0 || o.n == 0) return;
   sumSlices<<<elementwiseGrid(o.m, o.n), kElementwiseThreads, 0, stream>>>(o.c, pitch_, o.sliceStride, o.slices, c, ldc,
-                                                                           o.m, o.n);
+                                                                           o.m, o.n, epilogue);
   checkCuda(cudaGetLastError(), "sum of K slices");
 }
 
