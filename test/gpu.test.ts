@@ -1,6 +1,6 @@
-// The GPU suite: the FFMA and mma kernels on every shape in both precisions and on operands held transposed, row
-// panels, allocHost arrays and the polled small products (wgmma, wgmma-t and 'auto' have their own files, so jest runs them side by side). Without a
-// usable GPU it is reported as skipped.
+// The GPU suite: the FFMA and mma kernels on every shape in both precisions and with A and B in every layout, α and
+// β, row panels, allocHost arrays and the polled small products (wgmma, wgmma-t and 'auto' have their own files, so
+// jest runs them side by side). Without a usable GPU it is reported as skipped.
 import { productGrowth } from './child';
 import { correctnessSuite, gemmLayoutsSuite } from './correctness.shared';
 import { pbkdf2 } from 'crypto';
