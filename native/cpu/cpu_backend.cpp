@@ -12,6 +12,7 @@
 #include "core/call_abort.h"
 #include "core/errors.h"
 #include "core/matrix_data.h"
+#include "core/scaled_sum.h"
 #include "cpu/gemm.h"
 
 namespace cuda_matmul {
@@ -33,7 +34,7 @@ void gemmStep(const float* a, const float* b, float* c, const GemmShape& s, CpuT
   if (s.unscaled()) return cpuGemm(a, b, c, s.m, s.k, s.n, team);
   product.resize(static_cast<size_t>(s.m * s.n));
   cpuGemm(a, b, product.data(), s.m, s.k, s.n, team);
-  cpuCombine(c, product.data(), s.m * s.n, s.alpha, s.beta);
+  scaledSumInto(c, product.data(), static_cast<size_t>(s.m * s.n), s.alpha, s.beta);
 }
 
 using Completion = std::shared_future<void>;

@@ -194,11 +194,4 @@ void cpuTranspose(const float* src, int64_t rows, int64_t cols, float* dst) {
         for (int64_t j = j0; j < std::min(cols, j0 + kBlock); ++j) dst[j * rows + i] = src[i * cols + j];
 }
 
-void cpuCombine(float* c, const float* t, int64_t count, float alpha, float beta) {
-  if (beta == 0.0f)
-    for (int64_t i = 0; i < count; ++i) c[i] = alpha * t[i];
-  else
-    for (int64_t i = 0; i < count; ++i) c[i] = alpha * t[i] + beta * c[i];
-}
-
 }  // namespace cuda_matmul

@@ -14,10 +14,9 @@ enum class CpuTeam { Leased, CallerOnly };
 
 void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, CpuTeam team);
 
-// gemm's pieces around the product (cpu_backend.cpp): dst (cols×rows) = srcᵀ (src rows×cols); c = α·t + β·c over
-// `count` elements (β = 0 sets c = α·t whatever c held, NaN included, as BLAS does).
+// A piece of gemm around the product (cpu_backend.cpp): dst (cols×rows) = srcᵀ (src rows×cols). (α and β:
+// core/scaled_sum.h.)
 void cpuTranspose(const float* src, int64_t rows, int64_t cols, float* dst);
-void cpuCombine(float* c, const float* t, int64_t count, float alpha, float beta);
 
 // One instruction set's micro-kernel. The packed operands it reads (see gemm.cpp):
 //   packedA: the mc×kc block of A as strips of `mr` rows, each strip column by column (p-major, mr floats per p);

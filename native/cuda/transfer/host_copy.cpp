@@ -15,6 +15,7 @@
 #include "core/core_budget.h"
 #include "core/team_sync.h"
 #include "core/environment.h"
+#include "core/scaled_sum.h"
 
 namespace cuda_matmul {
 namespace {
@@ -175,14 +176,7 @@ void parallelCopyPieces(const std::vector<CopyPiece>& pieces) {
 void parallelCombineRows(float* c, size_t cPitch, const float* t, size_t tPitch, size_t cols, size_t rows, float alpha,
                          float beta) {
   inShares(rows, cols, sizeof(float), [=](size_t r0, size_t r1, size_t c0, size_t c1) {
-    for (size_t r = r0; r < r1; ++r) {
-      float* out = c + r * cPitch;
-      const float* in = t + r * tPitch;
-      if (beta == 0.0f)
-        for (size_t j = c0; j < c1; ++j) out[j] = alpha * in[j];
-      else
-        for (size_t j = c0; j < c1; ++j) out[j] = alpha * in[j] + beta * out[j];
-    }
+    for (size_t r = r0; r < r1; ++r) scaledSumInto(c + r * cPitch + c0, t + r * tPitch + c0, c1 - c0, alpha, beta);
   });
 }
 

@@ -31,8 +31,8 @@ void parallelCopyPieces(const std::vector<CopyPiece>& pieces);
 // the team, each member writing its own share; this does nothing for them.
 void prefetchForCopyInto(const void* dst, size_t bytes);
 
-// gemm's α and β applied on the host as a product comes back: c = α·t + β·c over rows×cols elements (pitches in
-// floats); β = 0 sets c = α·t whatever c held, NaN included, as BLAS does.
+// gemm's α and β applied on the host as a product comes back, over rows×cols elements (pitches in floats), by the
+// team: core/scaled_sum.h's two roundings, row by row.
 void parallelCombineRows(float* c, size_t cPitch, const float* t, size_t tPitch, size_t cols, size_t rows, float alpha,
                          float beta);
 
