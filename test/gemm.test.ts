@@ -1,6 +1,6 @@
 // gemm: C = α·op(A)·op(B) + β·C on Float32Arrays (batches with strides) and on Matrices, every backend,
 // against a float64 reference; and its bad-argument errors.
-import { gemm, info, Matrix } from '../lib';
+import { gemm, info, KernelName, Matrix, Precision } from '../lib';
 import { native } from '../lib/native';
 import { productGrowth } from './child';
 import { describeGpu, FP32_TOLERANCE, GemmCase as Case, gemmLabel as label, gemmReference as reference, gpuSuiteName, isHopper, randomMatrix, relativeTo, sameBytes, TF32_TOLERANCE, thrownBy } from './helpers';
@@ -176,7 +176,8 @@ describeGpu(gpuSuiteName('gemm and Matrix with very tall operands (CUDA grid lim
 // α and β ≠ 0 are applied as each kernel stores C (or as K's slices are summed): no temporary the size of C and no
 // pass of its own over it. k = 64 keeps B's copies that some kernels make (wgmma's TF32 parts, wgmma-f16's fp16) small
 // beside C's 33.6 MB. Each in a fresh process, where no pool holds memory yet.
-const SCALED_KERNELS: [string, { kernel?: string; precision?: string }][] = [
+type KernelChoice = { kernel?: KernelName; precision?: Precision };
+const SCALED_KERNELS: [string, KernelChoice][] = [
   ['muld', { kernel: 'muld' }], ['blocktile', { kernel: 'blocktile' }], ['mma fp32', { kernel: 'mma' }],
   ['mma tf32', { kernel: 'mma', precision: 'tf32' }], ['auto fp32', {}], ['auto tf32', { precision: 'tf32' }],
   ...(isHopper
@@ -184,7 +185,7 @@ const SCALED_KERNELS: [string, { kernel?: string; precision?: string }][] = [
         ['wgmma fp32', { kernel: 'wgmma' }], ['wgmma tf32', { kernel: 'wgmma', precision: 'tf32' }],
         ['wgmma-t fp32', { kernel: 'wgmma-t' }], ['wgmma-t tf32', { kernel: 'wgmma-t', precision: 'tf32' }],
         ['wgmma-f16 tf32', { kernel: 'wgmma-f16', precision: 'tf32' }],
-      ] as [string, { kernel?: string; precision?: string }][])
+      ] as [string, KernelChoice][])
     : []),
 ];
 describeGpu(gpuSuiteName('gemm on Matrices with α and β ≠ 0'), () => {
@@ -193,6 +194,22 @@ describeGpu(gpuSuiteName('gemm on Matrices with α and β ≠ 0'), () => {
     const { grown, error } = productGrowth(m, k, n, false, false, options, 0.75, -1.5);
     expect(grown).toBeLessThan(4 * m * n * 0.25); // C is 33.6 MB
     expect(error).toBeLessThanOrEqual('precision' in options ? TF32_TOLERANCE : FP32_TOLERANCE);
+  });
+});
+
+// α·t and β·c are each rounded, then added: by a kernel as it stores C on Matrices, and by the host as C comes back
+// from a product of host arrays (core/scaled_sum.h). So the same kernel gives the same bits either way ('auto' may
+// choose another kernel for arrays, and is left out).
+describeGpu(gpuSuiteName('gemm with α and β: host arrays and Matrices'), () => {
+  test.each(SCALED_KERNELS.filter(([name]) => !name.startsWith('auto')))('%s, 300×200×500, α = 0.1, β = −0.7: the same bits', async (_name, options) => {
+    const s = { m: 300, k: 200, n: 500, alpha: 0.1, beta: -0.7 };
+    const a = randomMatrix(s.m * s.k), b = randomMatrix(s.k * s.n), c = randomMatrix(s.m * s.n);
+    const onArrays = c.slice();
+    await gemm({ a, b, c: onArrays, ...s }, { ...options, backend: 'cuda' });
+    const [A, B, C] = await Promise.all([Matrix.from(a, s.m, s.k), Matrix.from(b, s.k, s.n), Matrix.from(c, s.m, s.n)]);
+    await gemm({ a: A, b: B, c: C, ...s }, options);
+    expect(sameBytes(await C.toArray(), onArrays)).toBe(true);
+    [A, B, C].forEach((x) => x.dispose());
   });
 });
 
