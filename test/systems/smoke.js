@@ -27,7 +27,7 @@ function relativeError(c, a, b, m, k, n) {
 }
 
 // How many elements of C = α·(x·yᵀ) + β·C (x: m, y: n, k = 1, so that each product is one rounding) are not
-// round(round(α·t) + round(β·c)), on the CPU backend.
+// round(round(α·t) + round(β·c)), on the CPU backend, of how many.
 async function fusedElements() {
   const [m, n, alpha, beta] = [16, 33, 0.1, -0.7];
   const x = random(m, 3), y = random(n, 5), c0 = random(m * n, 13);
@@ -39,7 +39,7 @@ async function fusedElements() {
       const want = Math.fround(Math.fround(Math.fround(alpha) * t) + Math.fround(Math.fround(beta) * c0[i * n + j]));
       if (!Object.is(c[i * n + j], want)) fused++;
     }
-  return fused;
+  return { fused, elements: m * n };
 }
 
 (async () => {
@@ -48,7 +48,7 @@ async function fusedElements() {
   const b = random(k * n, 11);
   const c = await matmul(a, b, { m, k, n }, { backend: 'cpu' });
   const error = relativeError(c, a, b, m, k, n);
-  const fused = await fusedElements();
+  const { fused, elements } = await fusedElements();
   const cli = path.join(path.dirname(require.resolve('cuda-matmul/package.json')), 'dist', 'cli.js');
   const [node, ...nodeArguments] = (process.env.SMOKE_NODE || process.execPath).split(' ');
   const command = JSON.parse(execFileSync(node, [...nodeArguments, cli, 'info', '--json']).toString());
@@ -57,7 +57,7 @@ async function fusedElements() {
   const [arch, variant] = process.argv.slice(2);
   const failures = [
     error < 1e-6 ? null : `error ${error}`,
-    fused === 0 ? null : `α·t + β·c rounded once (fused) in ${fused} of 528 elements`,
+    fused === 0 ? null : `α·t + β·c rounded once (fused) in ${fused} of ${elements} elements`,
     process.arch === arch ? null : `Node's arch is ${process.arch}, not ${arch}`,
     state.binary.variant === variant && state.binary.origin === 'shipped' ? null : `loaded ${state.binary.origin} ${state.binary.variant}`,
     command.binary.path === state.binary.path ? null : `the command line loaded ${command.binary.path}`,

@@ -40,8 +40,8 @@ __device__ __forceinline__ void takeKSlice(int z, int64_t depth, int64_t stride,
 __device__ __forceinline__ bool finite(float x) { return (__float_as_uint(x) & 0x7f800000u) != 0x7f800000u; }
 
 // The epilogue (kernel.h, Epilogue): α·x + β·old in two roundings, never fused into an FMA, as the host adds them for
-// host arrays (core/scaled_sum.h), so that a kernel gives the same bits on arrays as on Matrices. old is C's value where β ≠ 0, else kNothingOfC: β·(−0) = −0, and x·α + (−0) is α·x exactly, sign
-// included.
+// host arrays (core/scaled_sum.h), so that a kernel gives the same bits on arrays as on Matrices. old is C's value
+// where β ≠ 0, else kNothingOfC: β·(−0) = −0, and x·α + (−0) is α·x exactly, sign included.
 constexpr float kNothingOfC = -0.0f;
 __device__ __forceinline__ float scaledSum(const Epilogue& e, float x, float old) {
   return __fadd_rn(__fmul_rn(e.alpha, x), __fmul_rn(e.beta, old));
