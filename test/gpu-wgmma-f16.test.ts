@@ -85,6 +85,41 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
       expect(sameBytes(await matmul(a, b, { m, k, n }, TF32), c)).toBe(true);
     });
 
+    // Hundreds of tiny values in each operand, more than the corrections take (so step 4 computes the product), in
+    // elements whose other terms are exact zeros: even rows of A hold 1 at column 0, zeros, and two values 1e-12 of
+    // that (held by no fp16 scaling); B's row 0 is zero in columns 3c and 3c + 1, and columns 3c + 1 hold zeros but
+    // two values 1e-12 of their rows' largest. So C(even i, 3c) is the sum of A's tiny terms alone and C(odd i,
+    // 3c + 1) of B's, judged relative to themselves. K split into slices in the last shape.
+    test.each([
+      [700, 600, 900, false, false],
+      [700, 600, 900, true, true],
+      [300, 8193, 257, false, true],
+    ])('%i×%i×%i (transA %s, transB %s): hundreds of tiny values in each operand, right where float64 says, the same bits twice', async (m, k, n, transA, transB) => {
+      const a = randomMatrix(m * k), b = randomMatrix(k * n);
+      const tinyAt = (x: number, salt: number) => 2 + ((x * salt + salt) % (k - 2));
+      for (let i = 0; i < m; i += 2) {
+        for (let p = 0; p < k; p++) a[i * k + p] = p === 0 ? 1 : 0;
+        for (const p of [tinyAt(i, 7), tinyAt(i, 13)]) a[i * k + p] = 1e-12 * (0.5 + Math.random());
+      }
+      for (let j = 0; j < n; j++) if (j % 3 !== 2) b[j] = 0;
+      for (let j = 1; j < n; j += 3) {
+        for (let p = 1; p < k; p++) b[p * n + j] = 0;
+        for (const p of [tinyAt(j, 5), tinyAt(j, 11)]) b[p * n + j] = -1e-12 * (0.5 + Math.random());
+      }
+      const s = { m, k, n, transA, transB, alpha: 0.75, beta: 0 };
+      const want = gemmReference(a, b, new Float32Array(m * n), { ...s, transA: false, transB: false });
+      const [heldA, heldB] = [transA ? transposed(a, m, k) : a, transB ? transposed(b, k, n) : b];
+      const run = () => gemm({ a: heldA, b: heldB, c: new Float32Array(m * n).fill(NaN), ...s }, TF32);
+      const c = await run();
+      expect(finiteAgree(c, want, a, b, m, k, n, 3e-3, { alpha: s.alpha, beta: 0, c: new Float32Array(m * n) })).toBe(true);
+      for (const [i, j] of [[0, 0], [2, 3], [m - 2, 0], [1, 1], [3, 4], [m - 1, 1]]) {
+        expect(Math.abs(want[i * n + j])).toBeGreaterThan(0);
+        expect(Math.abs(want[i * n + j])).toBeLessThan(1e-9); // tiny terms alone
+        expect(c[i * n + j]).not.toBe(0);
+      }
+      expect(sameBytes(await run(), c)).toBe(true);
+    });
+
     test.each([
       ['a few rows and columns (recomputed in fp32)', 3],
       ['more than 4 rows and columns (the product falls back to step 4)', 40],

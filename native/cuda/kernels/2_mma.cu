@@ -238,10 +238,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 
   const int64_t rowBase = blockRow + warpRow, colBase = blockCol + warpCol;
   const bool every = splitLosesProducts(aClasses, bClasses);
-  const NonFinite nonFinite = every ? NonFinite{} : storeTile<Cfg, VECTOR>(acc, C, M, N, ldc, rowBase, colBase, g, t, epilogue);
-  if (every || nonFinite.any())
+  const NonFinite nonFinite =
+      every ? NonFinite::every() : storeTile<Cfg, VECTOR>(acc, C, M, N, ldc, rowBase, colBase, g, t, epilogue);
+  if (nonFinite.any())
     recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + g, 2 * Cfg::kFragsM, colBase + 2 * t, Cfg::kFragsN,
-                       nonFinite, every, epilogue, false, B_TRANSPOSED, A_TRANSPOSED);
+                       nonFinite, epilogue, false, B_TRANSPOSED, A_TRANSPOSED);
 #endif
 }
 

@@ -264,16 +264,17 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     addPart(buffer);
     if (threadIdx.x % 128 == 0) barrierArrive(&empty[kt % kStages]);
   };
+  // C's lines for the epilogue's β·C, where β ≠ 0.
+  auto prefetchC = [&] {
+    const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+    for (int half = 0; half < 2; ++half) {
+      const int64_t row = blockRow + consumer * 64 + fragmentRow<A_TRANSPOSED>(warp, lane / 4, half);
+      if (row < M) prefetchRowOfC(epilogue, C + row * ldc, blockCol, blockCol + T::kCols, N, lane % 4, 4);
+    }
+  };
   auto consume = [&](int kt, auto buffer) {
     constexpr int kBuffer = decltype(buffer)::value % kBuffers;
     constexpr int kPart = decltype(buffer)::value % kParts;
-    if (kt == max(kTiles - kPrefetchStages, 0)) {  // C's lines for the epilogue's β·C, where β ≠ 0
-      const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-      for (int half = 0; half < 2; ++half) {
-        const int64_t row = blockRow + consumer * 64 + fragmentRow<A_TRANSPOSED>(warp, lane / 4, half);
-        if (row < M) prefetchRowOfC(epilogue, C + row * ldc, blockCol, blockCol + T::kCols, N, lane % 4, 4);
-      }
-    }
     const int stage = kt % kStages;
     barrierWait(&full[stage], (kt / kStages) & 1);
 #pragma unroll
@@ -321,6 +322,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   };
   int kt = 0;
   for (; kt + 1 < kTiles; kt += 2) {  // two at a time, so each stage's fragment buffer is known at compile time
+    // In the pair that holds the prefetch's stage (a tile of one stage has no multiplies to hide it behind).
+    if (prefetchStageOfC(kt, kTiles) || prefetchStageOfC(kt + 1, kTiles)) prefetchC();
     consume(kt, std::integral_constant<int, 0>{});
     consume(kt + 1, std::integral_constant<int, 1>{});
   }
@@ -333,12 +336,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   const int64_t rowBase = blockRow + consumer * 64;
   const bool every = splitLosesProducts(aClasses, bClasses);
   const NonFinite nonFinite =
-      every ? NonFinite{} : storeAccumulators<T::kCols, A_TRANSPOSED>(d, C, M, N, ldc, rowBase, blockCol, pairs, epilogue);
-  if (every || nonFinite.any()) {
+      every ? NonFinite::every() : storeAccumulators<T::kCols, A_TRANSPOSED>(d, C, M, N, ldc, rowBase, blockCol, pairs, epilogue);
+  if (nonFinite.any()) {
     const int warp = (threadIdx.x % 128) / 32, g = (threadIdx.x % 32) / 4;
     const int first = fragmentRow<A_TRANSPOSED>(warp, g, 0), step = fragmentRow<A_TRANSPOSED>(warp, g, 1) - first;
     recomputeNonFinite(C, ldc, A, lda, B, ldb, M, N, K, rowBase + first, 2, blockCol + 2 * (threadIdx.x % 4),
-                       T::kCols / 8, nonFinite, every, epilogue, false, bTransposed, A_TRANSPOSED, step);
+                       T::kCols / 8, nonFinite, epilogue, false, bTransposed, A_TRANSPOSED, step);
   }
 #endif
 }

@@ -350,7 +350,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     // C's lines for the epilogue's β·C, where β ≠ 0 (K is then whole): the rows of the 16 columns of C this warp
     // stores, every 32nd row a lane.
     auto prefetchC = [&](int kt) {
-      if (kt != max(kTiles - kPrefetchStages, 0)) return;
+      if (!prefetchStageOfC(kt, kTiles)) return;
       const int64_t firstCol = w.col + consumer * kColsPerConsumer + warp * 16;
       for (int r = lane; r < kRows; r += 32)
         if (w.row + r < M) prefetchRowOfC(epilogue, C + (w.row + r) * ldc, firstCol, firstCol + 16, N, 0, 1);
@@ -400,7 +400,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     // The finite ones through the epilogue, C's old values for 4 values of j loaded before they are stored (in
     // flight together: storeRowPairs); the others noted in recomputeNonFinite's order (x: the column, r = h; y: the
     // row, 8j + q).
-    NonFinite nonFinite;
+    NonFinite nonFinite = every ? NonFinite::every() : NonFinite{};
     constexpr int kRowsInFlight = 4;
     static_assert((kRows / 8) % kRowsInFlight == 0, "whole groups of j");
 #pragma unroll
@@ -432,10 +432,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           }
         }
     }
-    if (every || nonFinite.any())
+    if (nonFinite.any())
       recomputeNonFinite(c, ldc, elementAt(A, lda, 0, w.kBegin, A_TRANSPOSED),
                          lda, elementAt(B, ldb, w.kBegin, 0, B_TRANSPOSED), ldb, M, N, w.depth, col0, 2, row0, kRows / 8,
-                         nonFinite, every, epilogue, true, B_TRANSPOSED, A_TRANSPOSED);
+                         nonFinite, epilogue, true, B_TRANSPOSED, A_TRANSPOSED);
   }
 #endif
 }

@@ -614,7 +614,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int i = 0; i < 128; ++i) d[i] = 0.0f;
     for (int kt = 0; kt < kTiles; ++kt) {
-      if (kt == max(kTiles - kPrefetchStages, 0))  // C's lines for the epilogue's β·C, where β ≠ 0 (K is then whole)
+      if (prefetchStageOfC(kt, kTiles))  // C's lines for the epilogue's β·C, where β ≠ 0 (K is then whole)
         for (int h = 0; h < 2; ++h) {
           const int64_t row = w.row + consumer * 64 + warp * 16 + 8 * h + lane / 4;
           if (row < M) prefetchRowOfC(epilogue, C + row * ldc, w.col, w.col + kCols, N, lane % 4, 4);

@@ -66,9 +66,10 @@ __device__ __forceinline__ float epilogueValue(const Epilogue& e, float x, const
 
 // Which of a thread's accumulators came out non-finite, a bit each in recomputeNonFinite's order (its element
 // r, i is bit 2·yCount·r + i): at most 128, wgmma's 64×256 fragment over a warpgroup. Noted a pair at a time, at
-// even bits, so that a pair never straddles two words.
+// even bits, so that a pair never straddles two words. every(): all of them, for a store that wrote none.
 struct NonFinite {
   uint32_t words[4] = {0, 0, 0, 0};
+  __device__ __forceinline__ static NonFinite every() { return NonFinite{{~0u, ~0u, ~0u, ~0u}}; }
   __device__ __forceinline__ void note(int bit, uint32_t pair) { words[bit / 32] |= pair << (bit % 32); }
   __device__ __forceinline__ bool any() const { return (words[0] | words[1] | words[2] | words[3]) != 0; }
   __device__ __forceinline__ bool at(int bit) const { return (words[bit / 32] >> (bit % 32)) & 1u; }
@@ -111,6 +112,8 @@ __device__ __forceinline__ void storeScaledPair(float* cRow, int64_t col, int64_
 // epilogue's loads of C (storeRowPairs) wait on L2 and not on DRAM: with the loads alone, 4096³ tf32 with β = 1 on
 // wgmma-f16 took 0.48–0.50 ms where the product and a pass of its own over C took 0.44–0.45.
 constexpr int kPrefetchStages = 2;
+// Whether stage kt of a tile's kTiles is the one at which the kernel prefetches C's lines.
+__device__ __forceinline__ bool prefetchStageOfC(int kt, int kTiles) { return kt == max(kTiles - kPrefetchStages, 0); }
 __device__ __forceinline__ void prefetchRowOfC(const Epilogue& e, const float* cRow, int64_t first, int64_t last,
                                                int64_t N, int part, int parts) {
   if (e.beta == 0.0f) return;
@@ -183,14 +186,12 @@ __host__ __device__ __forceinline__ T* elementAt(T* x, int64_t ld, int64_t row, 
 
 // The elements x0 + xStep·r (r < xCount) by y0 + 8c + q (c < yCount, q < 2) of C, the pattern of mma's and wgmma's
 // accumulator fragments, with x the row of C and y its column (or, for a kernel computing Cᵀ, the other way
-// round: `transposed`): each that `nonFinite` notes (or every one, when `every`; its store then wrote none) is
-// recomputed as the fp32 dot product of A's row and B's column (A row-major, lda, or held as Aᵀ, k×m: `aTransposed`;
+// round: `transposed`): each that `nonFinite` notes (NonFinite::every() where the store wrote none) is recomputed as the fp32 dot product of A's row and B's column (A row-major, lda, or held as Aᵀ, k×m: `aTransposed`;
 // B row-major k×n, ldb, or held as Bᵀ, n×k: `bTransposed`), in order, and stored through the epilogue.
 // (static: one copy per kernel file, called out of line.)
 static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
                                                 int64_t ldb, int64_t M, int64_t N, int64_t K, int64_t x0, int xCount,
-                                                int64_t y0, int yCount, NonFinite nonFinite, bool every,
-                                                Epilogue epilogue, bool transposed = false, bool bTransposed = false,
+                                                int64_t y0, int yCount, NonFinite nonFinite, Epilogue epilogue, bool transposed = false, bool bTransposed = false,
                                                 bool aTransposed = false, int xStep = 8) {
 #pragma unroll 1
   for (int r = 0; r < xCount; ++r) {
@@ -198,7 +199,7 @@ static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, co
     for (int i = 0; i < 2 * yCount; ++i) {
       const int64_t x = x0 + xStep * r, y = y0 + 8 * (i / 2) + i % 2;
       const int64_t row = transposed ? y : x, col = transposed ? x : y;
-      if (row >= M || col >= N || (!every && !nonFinite.at(2 * yCount * r + i))) continue;
+      if (row >= M || col >= N || !nonFinite.at(2 * yCount * r + i)) continue;
       float sum = 0.0f;
       for (int64_t p = 0; p < K; ++p)
         sum = fmaf(*elementAt(A, lda, row, p, aTransposed), *elementAt(B, ldb, p, col, bTransposed), sum);
