@@ -1,8 +1,9 @@
 // The smoke test run where the package is installed on another system (scripts/test-systems.sh): it loads the
 // binary expected there, multiplies on the CPU as a float64 reference does, applies α and β as the GPU's epilogue
 // does (α·t and β·c each rounded, then added: an FMA, which arm64's base instruction set has, rounds once), and its
-// command line loads the same binary. `node smoke.js ARCH VARIANT`; prints one JSON line; exits 1 when anything differs. SMOKE_NODE runs its child Node (the command line) where the kernel cannot run this Node's binary
-// itself (Node for arm64 under qemu-user, without binfmt_misc): "qemu-aarch64-static -L ROOT NODE".
+// command line loads the same binary. `node smoke.js ARCH VARIANT`; prints one JSON line; exits 1 when anything
+// differs. SMOKE_NODE runs its child Node (the command line) where the kernel cannot run this Node's binary itself
+// (Node for arm64 under qemu-user, without binfmt_misc): "qemu-aarch64-static -L ROOT NODE".
 'use strict';
 const { execFileSync } = require('child_process');
 const path = require('path');

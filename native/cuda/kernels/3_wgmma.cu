@@ -335,8 +335,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   pinRegisters(d);
   const int64_t rowBase = blockRow + consumer * 64;
   const bool every = splitLosesProducts(aClasses, bClasses);
-  const NonFinite nonFinite =
-      every ? NonFinite::every() : storeAccumulators<T::kCols, A_TRANSPOSED>(d, C, M, N, ldc, rowBase, blockCol, pairs, epilogue);
+  const NonFinite nonFinite = every ? NonFinite::every()
+                                     : storeAccumulators<T::kCols, A_TRANSPOSED>(d, C, M, N, ldc, rowBase, blockCol,
+                                                                                 pairs, epilogue);
   if (nonFinite.any()) {
     const int warp = (threadIdx.x % 128) / 32, g = (threadIdx.x % 32) / 4;
     const int first = fragmentRow<A_TRANSPOSED>(warp, g, 0), step = fragmentRow<A_TRANSPOSED>(warp, g, 1) - first;

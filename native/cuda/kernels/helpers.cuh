@@ -186,12 +186,14 @@ __host__ __device__ __forceinline__ T* elementAt(T* x, int64_t ld, int64_t row, 
 
 // The elements x0 + xStep·r (r < xCount) by y0 + 8c + q (c < yCount, q < 2) of C, the pattern of mma's and wgmma's
 // accumulator fragments, with x the row of C and y its column (or, for a kernel computing Cᵀ, the other way
-// round: `transposed`): each that `nonFinite` notes (NonFinite::every() where the store wrote none) is recomputed as the fp32 dot product of A's row and B's column (A row-major, lda, or held as Aᵀ, k×m: `aTransposed`;
-// B row-major k×n, ldb, or held as Bᵀ, n×k: `bTransposed`), in order, and stored through the epilogue.
+// round: `transposed`): each that `nonFinite` notes (NonFinite::every() where the store wrote none) is recomputed
+// as the fp32 dot product of A's row and B's column (A row-major, lda, or held as Aᵀ, k×m: `aTransposed`; B
+// row-major k×n, ldb, or held as Bᵀ, n×k: `bTransposed`), in order, and stored through the epilogue.
 // (static: one copy per kernel file, called out of line.)
 static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
                                                 int64_t ldb, int64_t M, int64_t N, int64_t K, int64_t x0, int xCount,
-                                                int64_t y0, int yCount, NonFinite nonFinite, Epilogue epilogue, bool transposed = false, bool bTransposed = false,
+                                                int64_t y0, int yCount, NonFinite nonFinite, Epilogue epilogue,
+                                                bool transposed = false, bool bTransposed = false,
                                                 bool aTransposed = false, int xStep = 8) {
 #pragma unroll 1
   for (int r = 0; r < xCount; ++r) {
