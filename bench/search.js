@@ -13,7 +13,7 @@
 'use strict';
 const fs = require('fs');
 const { Matrix, gemm, matmul, info } = require('..');
-const { argument, median, now, pytorchNumbers, random } = require('./inputs');
+const { argument, median, now, pytorchNumbers, quickUniform, random } = require('./inputs');
 
 const ROWS = Number(argument('rows', 1_000_000));
 const DIM = Number(argument('dim', 768));
@@ -22,17 +22,6 @@ const BANDWIDTH = Number(argument('bandwidth', 3.35)) * 1e12;
 const CALLS = Number(argument('calls', 30));
 const WARM_UP = 5;
 
-
-// A corpus of U[-1,1] floats from a fast generator (3 GB from Math.random takes most of a minute).
-function corpus(length) {
-  const x = new Float32Array(length);
-  let state = 0x9e3779b9;
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    x[i] = state / 2 ** 31 - 1;
-  }
-  return x;
-}
 
 async function timed(call) {
   const times = [];
@@ -104,7 +93,7 @@ async function hostTransposes(m, k, n) {
 async function main() {
   const device = info().devices[0];
   console.log(`device: ${device ? device.name : 'none'}; corpus ${ROWS} × ${DIM} fp32 (${((ROWS * DIM * 4) / 1e9).toFixed(2)} GB)`);
-  const C = await Matrix.from(corpus(ROWS * DIM), ROWS, DIM);
+  const C = await Matrix.from(quickUniform(ROWS * DIM), ROWS, DIM);
   await warmUp();
   const ours = await searchRows(C);
   C.dispose();

@@ -14,7 +14,7 @@ export { gemm } from './gemm';
 export type { GemmArrays, GemmMatrices, GemmOptions, MatrixGemmOptions } from './gemm';
 export { Matrix } from './matrix';
 export type { MatrixDownloadOptions, MatrixOptions, MatrixProductOptions } from './matrix';
-export type { Backend, BinaryInfo, DeviceInfo, ErrorCode, Info, KernelName, MatmulOptions, MemoryInfo, Precision, Shape } from './types';
+export type { Backend, BinaryInfo, DeviceInfo, ErrorCode, Info, KernelName, MatmulOptions, MemoryInfo, Metric, Precision, SearchOptions, SearchResult, Shape } from './types';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../package.json') as { version: string };

@@ -11,8 +11,8 @@
 import { startIdleTrimming } from './idle';
 import { native, NativeMatrixHandle } from './native';
 import { abortable } from './abort';
-import { describe, readMatrixDownload, readMatrixFrom, readMatrixProduct } from './validate';
-import type { Backend, KernelName, Precision } from './types';
+import { describe, newSearchResults, readMatrixDownload, readMatrixFrom, readMatrixProduct, readSearch, readSearchQueries } from './validate';
+import type { Backend, KernelName, Precision, SearchOptions, SearchResult } from './types';
 
 /** Options of `Matrix.from`. */
 export interface MatrixOptions {
@@ -138,6 +138,32 @@ export class Matrix {
     const handle = this.#live();
     const { out, signal } = readMatrixDownload(options, handle.rows * handle.cols);
     return abortable(signal, (abort) => native.matrixToArray(handle, out, abort));
+  }
+
+  /**
+   * Exact search, this Matrix being the corpus: for each query (a row of `queries`, as long as this Matrix's rows),
+   * the `k` rows that score best against it, best first, with their scores. Equal scores come in the order of their
+   * rows; NaN scores (a NaN in the query or the row) come after every number. Computed where this Matrix lives;
+   * queries given as an array are copied there for the call.
+   * @example
+   * const corpus = await Matrix.from(embeddings, 100_000, 768);
+   * const { indices, scores } = await corpus.search(query, { k: 10, metric: 'cosine' });
+   */
+  async search(queries: Float32Array | Matrix, options: SearchOptions): Promise<SearchResult> {
+    const { k, metric, precision, signal } = readSearch(options);
+    const corpus = this.#live('corpus');
+    const asMatrix = queries instanceof Matrix;
+    const rows = asMatrix ? queries.#live('queries').rows : readSearchQueries(queries, corpus.cols);
+    const uploaded = asMatrix ? undefined : await Matrix.from(queries, rows, corpus.cols, { backend: corpus.backend, device: corpus.device, signal });
+    try {
+      const { scores, indices } = newSearchResults(rows * k);
+      const handle = (uploaded ?? (queries as Matrix)).#live('queries');
+      await abortable(signal, (abort) =>
+        native.matrixSearch(corpus, handle, k, metric, precision, scores, new Float32Array(indices.buffer), abort));
+      return { indices, scores };
+    } finally {
+      uploaded?.dispose();
+    }
   }
 
   /**

@@ -39,7 +39,7 @@ export interface NativeBinding {
   /** This environment is exiting: drops the products queued and not yet started. */
   shutdown(): void;
   /** The option table of native/core/options.h (lib/options.ts is the same). */
-  options(): { backends: string[]; precisions: string[]; kernels: Record<string, { precisions: string[] }> };
+  options(): { backends: string[]; precisions: string[]; kernels: string[]; metrics: string[] };
   matrixFrom(data: Float32Array, rows: number, cols: number, options: object, abort?: NativeCallAbort): Promise<NativeMatrixHandle>;
   matrixMultiply(a: NativeMatrixHandle, b: NativeMatrixHandle, out: NativeMatrixHandle | undefined, kernel: string | undefined,
                  precision: string | undefined, abort?: NativeCallAbort): Promise<NativeMatrixHandle>;
@@ -47,6 +47,9 @@ export interface NativeBinding {
   gemm(args: object, options: object, abort?: NativeCallAbort): Promise<Float32Array>;
   matrixGemm(a: NativeMatrixHandle, b: NativeMatrixHandle, c: NativeMatrixHandle, shape: object, options: object,
              abort?: NativeCallAbort): Promise<NativeMatrixHandle>;
+  /** Writes scores and indices (a Float32Array over a Uint32Array's memory), queries.rows·k elements each. */
+  matrixSearch(corpus: NativeMatrixHandle, queries: NativeMatrixHandle, k: number, metric: string | undefined,
+               precision: string | undefined, scores: Float32Array, indices: Float32Array, abort?: NativeCallAbort): Promise<void>;
 }
 
 const packageRoot = path.join(__dirname, '..');

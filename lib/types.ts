@@ -26,6 +26,33 @@ export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma' | 'wgmma' | 'wgmm
  */
 export type Precision = 'fp32' | 'tf32';
 
+/**
+ * How `Matrix#search` scores a corpus row c against a query q: `'dot'`, q·c, larger first; `'cosine'`,
+ * q·c / (‖q‖·‖c‖), larger first, 0 where either is all zeros; `'l2'`, the squared Euclidean distance ‖q − c‖²,
+ * smaller first.
+ */
+export type Metric = 'dot' | 'cosine' | 'l2';
+
+/** Options of `Matrix#search`. */
+export interface SearchOptions {
+  /** How many rows to return for each query: 1 to the corpus's rows. */
+  k: number;
+  /** How rows are scored (default `'dot'`). */
+  metric?: Metric;
+  /** Arithmetic precision of the scores (default `'fp32'`); `'tf32'` may rank rows whose scores nearly tie differently. */
+  precision?: Precision;
+  /** Aborts the search: the Promise rejects with `signal.reason` (README, "Cancellation"). */
+  signal?: AbortSignal;
+}
+
+/** What `Matrix#search` finds: for each query, k rows, best first (row-major: query i's are [i·k, (i + 1)·k)). */
+export interface SearchResult {
+  /** The rows' indices in the corpus. Equal scores come in the order of their rows; NaN scores come last. */
+  indices: Uint32Array;
+  /** Their scores, as the metric gives them. */
+  scores: Float32Array;
+}
+
 /** C (m×n) = A (m×k) · B (k×n), all row-major. */
 export interface Shape {
   /** Rows of A and of C. */

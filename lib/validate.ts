@@ -7,7 +7,7 @@
 // buffer runs before the check that would see it. Arrays are examined through the built-in getters captured
 // below, never through properties a caller could shadow.
 import { types } from 'util';
-import { BACKENDS, KERNELS, PRECISIONS } from './options';
+import { BACKENDS, KERNELS, METRICS, PRECISIONS } from './options';
 import { resultArray } from './results';
 import type { MatmulOptions, Shape } from './types';
 
@@ -290,6 +290,40 @@ export function readMatrixDownload(options: unknown, length: number): { out: Flo
   checkFloat32Array(opts.out, 'out');
   checkLength(opts.out, 'out', length, 'rows·cols');
   return { out: opts.out, signal };
+}
+
+/** Matrix#search's options, read once. */
+export interface SearchRead {
+  k: number;
+  metric?: string;
+  precision?: string;
+  signal?: AbortSignal;
+}
+
+export function readSearch(options: unknown): SearchRead {
+  if (options === undefined) throw new TypeError('options: expected an object { k, metric?, precision?, signal? }, got undefined');
+  const opts = readObject(options, ['k', 'metric', 'precision', 'signal']);
+  const k = checkCount(opts.k, 'k');
+  if (k === 0) throw new RangeError('k: expected at least 1 row for each query, got 0');
+  checkChoice(opts.metric, 'metric', METRICS);
+  checkChoice(opts.precision, 'precision', PRECISIONS);
+  return { k, metric: opts.metric as string | undefined, precision: opts.precision as string | undefined, signal: checkSignal(opts.signal) };
+}
+
+/** Queries given as an array: rows of the corpus's `dims` values; returns how many. */
+export function readSearchQueries(queries: unknown, dims: number): number {
+  checkFloat32Array(queries, 'queries');
+  const length = lengthOf(queries);
+  if (dims === 0 || length % dims !== 0)
+    throw new RangeError(`queries: length ${length} is not a whole number of rows of the corpus's ${dims} values`);
+  return length / dims;
+}
+
+/** A search's two results, `length` elements each (queries·k). */
+export function newSearchResults(length: number): { scores: Float32Array; indices: Uint32Array } {
+  if (length > MAX_HOST_LENGTH)
+    throw new RangeError(`k: queries·k = ${length} results are more than a Float32Array can hold (${MAX_HOST_LENGTH})`);
+  return { scores: new Float32Array(length), indices: new Uint32Array(length) };
 }
 
 const GEMM_NAMES = ['a', 'b', 'c', 'm', 'k', 'n', 'transA', 'transB', 'alpha', 'beta', 'batch', 'strideA', 'strideB', 'strideC'];

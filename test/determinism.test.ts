@@ -6,16 +6,9 @@ import { Matrix, matmul, MatmulOptions } from '../lib';
 import { describeChild, runScenario } from './child';
 import { describeGpu, gpuSuiteName, sameBytes } from './helpers';
 
-// U[-1,1) floats from a seed (the child runs the same function, as source).
-function seeded(length: number, seed: number): Float32Array {
-  const x = new Float32Array(length);
-  let state = seed >>> 0;
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    x[i] = state / 2 ** 31 - 1;
-  }
-  return x;
-}
+// U[-1,1) floats from a seed, as the benchmarks make them (bench/inputs.js); the child process requires the same.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { quickUniform: seeded } = require('../bench/inputs') as { quickUniform: (length: number, seed: number) => Float32Array };
 
 const digest = (x: Float32Array): string => createHash('sha256').update(new Uint8Array(x.buffer, x.byteOffset, x.byteLength)).digest('hex');
 
@@ -48,7 +41,7 @@ function sameBitsSuite(variants: [string, MatmulOptions][]): void {
       const child = runScenario(`
         const { createHash } = require('crypto');
         const { matmul } = require(ROOT);
-        ${seeded.toString()}
+        const { quickUniform: seeded } = require(require('path').join(ROOT, 'bench', 'inputs'));
         matmul(seeded(${m * k}, 11), seeded(${k * n}, 12), { m: ${m}, k: ${k}, n: ${n} }, ${JSON.stringify(options)})
           .then((c) => console.log('digest ' + createHash('sha256').update(new Uint8Array(c.buffer, c.byteOffset, c.byteLength)).digest('hex')));
       `);

@@ -12,6 +12,7 @@ const EXPECTED: Record<string, RegExp> = {
   'gemm.cjs': /^C = 2·Aᵀ·B \+ C: (-?\d\.\d{3} ){5}-?\d\.\d{3}\n8 products of 16×32·32×8; C\[7\]\[0\]\[0\] = -?\d\.\d{3}\n$/,
   'allochost-pipeline.cjs': /^10 products of 512³ through page-locked arrays on (cuda|cpu): [\d.]+ ms each; out\[0\] = 9\n$/,
   'http-server.mjs': /^200 \[19,22,43,50\]\n200 \[32\]\n400 a: length 3 does not match m·k = 4\n$/,
+  'search-server.mjs': /^200 \[\{"row":42,"score":1\}\]\n200 \[\{"row":42,"score":…\}\]\n400 queries: length 3 is not a whole number of rows of the corpus's 384 values\n$/,
   'worker-pool.cjs': /^C\[0\] of each job: 0 1 2 3 4 5 6 7 8\n$/,
   'matrix-chain.ts': /^Y is 64×10 on (cuda|cpu); first row: (-?\d+\.\d{3}, ){2}-?\d+\.\d{3} …\n$/,
 };

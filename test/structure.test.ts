@@ -2,7 +2,7 @@
 // cycle in lib/, and native layers that include only what they may (binding → core ← backends).
 import * as fs from 'fs';
 import * as path from 'path';
-import { BACKENDS, KERNELS, PRECISIONS } from '../lib/options';
+import { BACKENDS, KERNELS, METRICS, PRECISIONS } from '../lib/options';
 import { native } from '../lib/native';
 
 const root = path.join(__dirname, '..');
@@ -12,6 +12,7 @@ test('the option table of lib/options.ts is the one the native parser follows (n
     backends: [...BACKENDS],
     precisions: [...PRECISIONS],
     kernels: [...KERNELS],
+    metrics: [...METRICS],
   });
 });
 

@@ -21,6 +21,7 @@
 #include "core/backend.h"
 #include "core/options.h"
 #include "core/result_memory.h"
+#include "core/search.h"
 
 namespace cuda_matmul {
 namespace {
@@ -123,6 +124,7 @@ Napi::Value Options(const Napi::CallbackInfo& info) {
   result.Set("backends", names(kBackendNames));
   result.Set("precisions", names(kPrecisionNames));
   result.Set("kernels", kernels);
+  result.Set("metrics", names(kMetricNames));
   return result;
 }
 

@@ -186,6 +186,10 @@ Precision parsePrecision(const Napi::Value& value) {
   return parseChoice(optionalString(value, "precision"), "precision", kPrecisionNames, Precision::Fp32);
 }
 
+Metric parseMetric(const Napi::Value& value) {
+  return parseChoice(optionalString(value, "metric"), "metric", kMetricNames, Metric::Dot);
+}
+
 std::string describeValue(const Napi::Value& value) {
   if (value.IsNull()) return "null";
   if (value.IsUndefined()) return "undefined";
@@ -300,6 +304,15 @@ HeldArray parseMatrixDestination(const Napi::Value& value, int64_t length) {
   HeldArray out = HeldArray::takeOutput(value, "out");
   requireLength(out, "out", length, "rows·cols");
   return out;
+}
+
+int64_t parseSearchCount(const Napi::Value& value) { return requireCount(value, "k"); }
+
+SearchDestination parseSearchDestination(const Napi::Value& scores, const Napi::Value& indices, int64_t length) {
+  SearchDestination destination{HeldArray::takeInput(scores, "scores"), HeldArray::takeInput(indices, "indices")};
+  requireLength(destination.scores, "scores", length, "queries·k");
+  requireLength(destination.indices, "indices", length, "queries·k");
+  return destination;
 }
 
 GemmShape parseGemmShape(const Napi::Object& args) {

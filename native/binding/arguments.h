@@ -10,6 +10,7 @@
 
 #include "binding/held_array.h"
 #include "core/request.h"
+#include "core/search.h"
 
 namespace cuda_matmul {
 
@@ -74,9 +75,20 @@ MatrixProductOptions parseMatrixProductOptions(const Napi::Value& options);
 // A kernel or precision option's value: a name of the option table (core/options.h), or undefined for the default.
 Kernel parseKernel(const Napi::Value& value);
 Precision parsePrecision(const Napi::Value& value);
+// A search's metric (core/search.h): a name of kMetricNames, or undefined for 'dot'.
+Metric parseMetric(const Napi::Value& value);
 
 // native.matrixToArray(matrix, out): out must be a Float32Array of `length` elements.
 HeldArray parseMatrixDestination(const Napi::Value& value, int64_t length);
+
+// native.matrixSearch's k ("k: …"; plan.cpp checks it against the corpus) and its two results, each of
+// queries·k elements: scores a Float32Array, indices a Float32Array over a Uint32Array's memory (lib/matrix.ts makes
+// both; only the library holds them).
+int64_t parseSearchCount(const Napi::Value& value);
+struct SearchDestination {
+  HeldArray scores, indices;
+};
+SearchDestination parseSearchDestination(const Napi::Value& scores, const Napi::Value& indices, int64_t length);
 
 // native.allocHost(length): a length of at most kMaxHostLength floats, else TypeError/RangeError ("length: …").
 int64_t parseHostLength(const Napi::Value& value);

@@ -157,6 +157,24 @@ Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
   });
 }
 
+// matrixSearch(corpus, queries: NativeMatrix, k, metric?, precision?, scores, indices, abort?) → Promise<undefined>
+// (arguments.h, parseSearchDestination): queued as a read of both Matrices, like a product.
+Napi::Value MatrixSearch(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    auto corpus = NativeMatrix::require(info[0], "corpus");
+    auto queries = NativeMatrix::require(info[1], "queries");
+    const SearchRequest request{queries->rows, corpus->cols, parseSearchCount(info[2]), parseMetric(info[3]),
+                                parsePrecision(info[4])};
+    std::shared_ptr<CallAbort> abort = parseAbort(info[7]);
+    checkMatrixSearch(*corpus, *queries, request.k);
+    auto results = std::make_shared<SearchDestination>(parseSearchDestination(info[5], info[6], request.queries * request.k));
+    auto work = enqueueMatrixSearch(*corpus, *queries, request, results->scores.data(),
+                                    reinterpret_cast<uint32_t*>(results->indices.data()));
+    return complete(info.Env(), "cuda-matmul:Matrix.search", std::move(work),
+                    [results](Napi::Env env) -> Napi::Value { return env.Undefined(); }, std::move(abort));
+  });
+}
+
 }  // namespace
 
 void initMatrixBinding(Napi::Env env, Napi::Object exports) {
@@ -167,6 +185,7 @@ void initMatrixBinding(Napi::Env env, Napi::Object exports) {
   exports.Set("matrixMultiply", Napi::Function::New(env, MatrixMultiply, "matrixMultiply"));
   exports.Set("matrixToArray", Napi::Function::New(env, MatrixToArray, "matrixToArray"));
   exports.Set("matrixGemm", Napi::Function::New(env, MatrixGemm, "matrixGemm"));
+  exports.Set("matrixSearch", Napi::Function::New(env, MatrixSearch, "matrixSearch"));
 }
 
 }  // namespace cuda_matmul

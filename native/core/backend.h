@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/request.h"
+#include "core/search.h"
 #include "core/work.h"
 
 namespace cuda_matmul {
@@ -85,6 +86,11 @@ class ComputeBackend {
                                             const GemmShape& shape, const RowBatch& batch, const Choice& choice,
                                             std::shared_ptr<CallAbort> withdrawable) = 0;
   virtual std::unique_ptr<Work> enqueueDownload(const MatrixData& matrix, float* out, bool pinned) = 0;
+  // Exact search (core/search.h) of `corpus`'s rows for each row of `queries` (a Matrix of the same backend and
+  // device, request.dims columns), queued as a read of both: the request.k best, best first, into `scores` and
+  // `indices` (host memory, request.queries×request.k each).
+  virtual std::unique_ptr<Work> enqueueSearch(const MatrixData& corpus, const MatrixData& queries,
+                                              const SearchRequest& request, float* scores, uint32_t* indices) = 0;
 };
 
 // The backends this build has. cudaBackend() exists in every build: without nvcc it only says why it cannot run.

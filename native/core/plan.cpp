@@ -1,6 +1,7 @@
 #include "core/plan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "core/backend.h"
@@ -153,6 +154,26 @@ std::unique_ptr<Work> enqueueMatrixGemm(const MatrixData& a, const MatrixData& b
   const Choice choice{a.backend->kind(), kernel, precision, a.device};
   a.backend->check(choice);
   return a.backend->enqueueGemm(a, b, c, shape, batch, choice, std::move(withdrawable));
+}
+
+void checkMatrixSearch(const MatrixData& corpus, const MatrixData& queries, int64_t k) {
+  requireSamePlace(corpus, queries, corpus, "the corpus and the queries");
+  if (corpus.rows == 0 || corpus.cols == 0)
+    throw MatmulError(ErrorKind::Range, "corpus: a " + dims(corpus.rows, corpus.cols) + " Matrix has no rows to search");
+  // Rows are reported as Uint32Array indices.
+  if (corpus.rows > int64_t{UINT32_MAX})
+    throw MatmulError(ErrorKind::Range, "corpus: " + std::to_string(corpus.rows) + " rows are more than a search reports (2^32 − 1)");
+  if (queries.cols != corpus.cols)
+    throw MatmulError(ErrorKind::Range, "queries: rows of " + std::to_string(queries.cols) + " values cannot be scored against a corpus of " +
+                                            std::to_string(corpus.cols) + "-value rows");
+  if (k < 1 || k > corpus.rows)
+    throw MatmulError(ErrorKind::Range, "k: expected 1 to the corpus's " + std::to_string(corpus.rows) + " rows, got " + std::to_string(k));
+}
+
+std::unique_ptr<Work> enqueueMatrixSearch(const MatrixData& corpus, const MatrixData& queries, const SearchRequest& request,
+                                          float* scores, uint32_t* indices) {
+  corpus.backend->check(Choice{corpus.backend->kind(), Kernel::Auto, request.precision, corpus.device});
+  return corpus.backend->enqueueSearch(corpus, queries, request, scores, indices);
 }
 
 std::unique_ptr<Work> enqueueMatrixDownload(const MatrixData& matrix, float* out, bool pinned) {

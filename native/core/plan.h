@@ -10,6 +10,7 @@
 
 #include "core/matrix_data.h"
 #include "core/request.h"
+#include "core/search.h"
 #include "core/call_abort.h"
 #include "core/work.h"
 
@@ -39,6 +40,12 @@ std::unique_ptr<Work> enqueueMatrixGemm(const MatrixData& a, const MatrixData& b
                                         const GemmShape& shape, const RowBatch& batch, Kernel kernel,
                                         Precision precision, std::shared_ptr<CallAbort> withdrawable);
 std::unique_ptr<Work> enqueueMatrixDownload(const MatrixData& matrix, float* out, bool pinned);
+
+// Exact search (core/search.h): the checks when the call is made (one backend and device, rows of the corpus's
+// length, 1 ≤ k ≤ the corpus's rows, an index for every row: RangeError), then queued as a read of both Matrices.
+void checkMatrixSearch(const MatrixData& corpus, const MatrixData& queries, int64_t k);
+std::unique_ptr<Work> enqueueMatrixSearch(const MatrixData& corpus, const MatrixData& queries, const SearchRequest& request,
+                                          float* scores, uint32_t* indices);
 
 // a·b as a gemm on Matrices: one product, no transposes.
 GemmShape productShape(const MatrixData& a, const MatrixData& b);

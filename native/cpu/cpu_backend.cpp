@@ -14,6 +14,7 @@
 #include "core/matrix_data.h"
 #include "core/scaled_sum.h"
 #include "cpu/gemm.h"
+#include "cpu/search.h"
 
 namespace cuda_matmul {
 namespace {
@@ -203,6 +204,18 @@ class CpuBackend final : public ComputeBackend {
     auto work = std::make_unique<OrderedWork>(std::vector<std::shared_ptr<MatrixStorage>>{matrix.storage},
                                               [&host, out, count] { std::copy_n(host.data(), count, out); });
     work->order({&host}, {});
+    return work;
+  }
+
+  std::unique_ptr<Work> enqueueSearch(const MatrixData& corpus, const MatrixData& queries, const SearchRequest& r,
+                                      float* scores, uint32_t* indices) override {
+    HostMatrix &hc = hostOf(corpus), &hq = hostOf(queries);
+    const int64_t rows = corpus.rows;
+    auto work = std::make_unique<OrderedWork>(std::vector<std::shared_ptr<MatrixStorage>>{corpus.storage, queries.storage},
+                                              [&hc, &hq, rows, r, scores, indices] {
+                                                cpuSearch(hc.data(), rows, hq.data(), r, scores, indices);
+                                              });
+    work->order({&hc, &hq}, {});
     return work;
   }
 };

@@ -29,14 +29,6 @@ constexpr int64_t NC = 3072;
 constexpr int MC_STRIPS = 16;                // MC = MC_STRIPS · mr rows (192 for AVX-512)
 constexpr int64_t kFlopsPerThread = 1 << 22;  // below this much work another thread costs more than it saves
 
-const CpuMicroKernel& selectMicroKernel() {
-  static const CpuMicroKernel* chosen = [] {
-    if (const CpuMicroKernel* k = avx512MicroKernel()) return k;
-    if (const CpuMicroKernel* k = avx2MicroKernel()) return k;
-    return portableMicroKernel();
-  }();
-  return *chosen;
-}
 
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
@@ -139,6 +131,15 @@ void runThread(const Problem& pr, const CpuMicroKernel& kernel, int thread, int 
 }
 
 }  // namespace
+
+const CpuMicroKernel& selectMicroKernel() {
+  static const CpuMicroKernel* chosen = [] {
+    if (const CpuMicroKernel* k = avx512MicroKernel()) return k;
+    if (const CpuMicroKernel* k = avx2MicroKernel()) return k;
+    return portableMicroKernel();
+  }();
+  return *chosen;
+}
 
 void cpuGemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, CpuTeam team) {
   if (m == 0 || n == 0) return;

@@ -28,7 +28,18 @@ struct CpuMicroKernel {
   // c[0:mc, 0:nc] (+)= packedA · packedB; `accumulate` is false for the first kc block of k.
   void (*multiplyBlock)(const float* packedA, const float* packedB, int64_t mc, int64_t nc, int64_t kc, float* c,
                         int64_t ldc, bool accumulate);
+  // For products with few columns (a search's queries: cpu/search.cpp), where packing A would cost as much as the
+  // product: c[0:rows, 0:cols] = a[0:rows, 0:k] (row-major, lda apart, read where it is) · B, B packed as strips of
+  // `vectorFloats` columns, each k rows of vectorFloats floats, the last strip zero-padded.
+  int vectorFloats;
+  void (*multiplyRowsInPlace)(const float* a, int64_t lda, const float* packedB, int64_t rows, int64_t cols, int64_t k,
+                              float* c, int64_t ldc);
+  // norms[i] = ‖a[i, 0:k]‖², in double (a search's cosine and l2), for `rows` rows lda apart.
+  void (*squaredNorms)(const float* a, int64_t lda, int64_t rows, int64_t k, double* norms);
 };
+
+// The micro-kernel for this CPU: AVX-512, else AVX2 with FMA, else portable vectors.
+const CpuMicroKernel& selectMicroKernel();
 
 // Each returns nullptr when the build or the CPU cannot run that variant.
 const CpuMicroKernel* avx512MicroKernel();

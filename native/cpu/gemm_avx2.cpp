@@ -12,7 +12,7 @@
 
 namespace cuda_matmul {
 const CpuMicroKernel* avx2MicroKernel() {
-  static const CpuMicroKernel kernel{"avx2", avx2::kTileRows, avx2::NR, avx2::multiplyBlock};
+  static const CpuMicroKernel kernel{"avx2", avx2::kTileRows, avx2::NR, avx2::multiplyBlock, avx2::W, avx2::multiplyRowsInPlace, avx2::squaredNorms};
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &kernel : nullptr;
 }
 }  // namespace cuda_matmul

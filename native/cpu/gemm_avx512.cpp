@@ -12,7 +12,7 @@
 
 namespace cuda_matmul {
 const CpuMicroKernel* avx512MicroKernel() {
-  static const CpuMicroKernel kernel{"avx512", avx512::kTileRows, avx512::NR, avx512::multiplyBlock};
+  static const CpuMicroKernel kernel{"avx512", avx512::kTileRows, avx512::NR, avx512::multiplyBlock, avx512::W, avx512::multiplyRowsInPlace, avx512::squaredNorms};
   return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
 }
 }  // namespace cuda_matmul

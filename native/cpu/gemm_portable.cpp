@@ -9,7 +9,8 @@
 
 namespace cuda_matmul {
 const CpuMicroKernel* portableMicroKernel() {
-  static const CpuMicroKernel kernel{"portable", portable::kTileRows, portable::NR, portable::multiplyBlock};
+  static const CpuMicroKernel kernel{"portable", portable::kTileRows, portable::NR, portable::multiplyBlock, portable::W,
+                                            portable::multiplyRowsInPlace, portable::squaredNorms};
   return &kernel;
 }
 }  // namespace cuda_matmul

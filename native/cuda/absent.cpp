@@ -26,6 +26,10 @@ class AbsentCuda final : public ComputeBackend {
     unavailable();
   }
   std::unique_ptr<Work> enqueueDownload(const MatrixData&, float*, bool) override { unavailable(); }
+  std::unique_ptr<Work> enqueueSearch(const MatrixData&, const MatrixData&, const SearchRequest&, float*,
+                                      uint32_t*) override {
+    unavailable();
+  }
 
  private:
   [[noreturn]] void unavailable() const { throw MatmulError(ErrorKind::Failure, unusableReason(), "ERR_CUDA_UNAVAILABLE"); }

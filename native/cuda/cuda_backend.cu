@@ -106,6 +106,9 @@ class CudaBackend final : public ComputeBackend {
   std::unique_ptr<Work> enqueueDownload(const MatrixData& matrix, float* out, bool pinned) override {
     return enqueueResidentDownload(residentOf(matrix), out, pinned);
   }
+  std::unique_ptr<Work> enqueueSearch(const MatrixData&, const MatrixData&, const SearchRequest&, float*, uint32_t*) override {
+    throw MatmulError(ErrorKind::Failure, "search: not yet on the CUDA backend (a Matrix with backend: 'cpu' searches)");
+  }
 
  private:
   static const DeviceDescription& deviceAt(int index) {

@@ -1,0 +1,285 @@
+// Matrix#search: the k best rows of a corpus for each query, against a float64 brute-force reference. Indices may
+// differ from the reference's only where scores tie within the precision's tolerance; the judge (judgeSearch) says
+// how: each returned score is its row's own within tolerance, the list is in the documented order, and no row left
+// out beats the last one returned by more than the tolerance of the two. On the CPU backend (the CUDA backend's
+// search is to come: README, "Search").
+import fc from 'fast-check';
+import { Matrix, Metric, SearchResult } from '../lib';
+import { randomMatrix } from './helpers';
+
+const METRICS: Metric[] = ['dot', 'cosine', 'l2'];
+const TOLERANCE = 1e-5;
+
+/** Every row's float64 score against one query, and the scale its rounding error is relative to. */
+function referenceScores(corpus: Float32Array, rows: number, d: number, query: Float32Array, metric: Metric) {
+  const scores = new Float64Array(rows), scales = new Float64Array(rows);
+  let queryNorm2 = 0;
+  for (let j = 0; j < d; j++) queryNorm2 += query[j] * query[j];
+  for (let r = 0; r < rows; r++) {
+    let dot = 0, magnitude = 0, rowNorm2 = 0;
+    for (let j = 0; j < d; j++) {
+      const c = corpus[r * d + j];
+      dot += query[j] * c;
+      magnitude += Math.abs(query[j] * c);
+      rowNorm2 += c * c;
+    }
+    if (metric === 'dot') {
+      [scores[r], scales[r]] = [dot, magnitude];
+    } else if (metric === 'cosine') {
+      // Relative to the norms, float32's underflow (up to its smallest normal value a term) may be any cosine.
+      const norms = Math.sqrt(queryNorm2 * rowNorm2);
+      [scores[r], scales[r]] = norms === 0 ? [0, 0] : [dot / norms, magnitude / norms + 1 + (2 * d * 2 ** -126) / norms / TOLERANCE];
+    } else {
+      let distance = 0;
+      for (let j = 0; j < d; j++) distance += (query[j] - corpus[r * d + j]) ** 2;
+      [scores[r], scales[r]] = [distance, queryNorm2 + rowNorm2 + 2 * magnitude];
+    }
+  }
+  return { scores, scales };
+}
+
+/** Whether score x ranks before y: the metric's better one first, NaN after every number. */
+const before = (metric: Metric, x: number, y: number) =>
+  Number.isNaN(y) ? !Number.isNaN(x) : metric === 'l2' ? x < y : x > y;
+
+/** What is wrong with `result` for query `i` (an empty list when nothing is). */
+function judgeSearch(result: SearchResult, i: number, k: number, corpus: Float32Array, rows: number, d: number,
+                     query: Float32Array, metric: Metric, tolerance = TOLERANCE): string[] {
+  const wrong: string[] = [];
+  const { scores: want, scales } = referenceScores(corpus, rows, d, query, metric);
+  const indices = Array.from(result.indices.subarray(i * k, (i + 1) * k));
+  const scores = Array.from(result.scores.subarray(i * k, (i + 1) * k));
+  if (new Set(indices).size !== k) wrong.push(`query ${i}: rows repeat: ${indices}`);
+  indices.forEach((row, p) => {
+    if (!(row < rows)) return void wrong.push(`query ${i}: row ${row} is not in the corpus`);
+    const [got, expected] = [scores[p], want[row]];
+    // Beside the relative bound, what float32 loses to underflow: up to its smallest normal value a term.
+    const bound = tolerance * scales[row] + d * 2 ** -126;
+    const close = Number.isNaN(expected) ? Number.isNaN(got) : Math.abs(got - expected) <= bound || got === expected;
+    if (!close) wrong.push(`query ${i}, place ${p}: row ${row} scored ${got}, float64 says ${expected}`);
+    if (p > 0) {
+      const [previous, previousRow] = [scores[p - 1], indices[p - 1]];
+      const tie = previous === got || (Number.isNaN(previous) && Number.isNaN(got));
+      if (before(metric, got, previous) || (tie && previousRow > row))
+        wrong.push(`query ${i}, place ${p}: row ${row} (${got}) comes after row ${previousRow} (${previous})`);
+    }
+  });
+  const last = indices[k - 1];
+  const returned = new Set(indices);
+  for (let r = 0; r < rows && wrong.length < 5; r++) {
+    if (returned.has(r) || Number.isNaN(want[r])) continue;
+    const margin = tolerance * (scales[r] + scales[last]) + 2 * d * 2 ** -126;
+    const beats = Number.isNaN(want[last]) || (metric === 'l2' ? want[r] < want[last] - margin : want[r] > want[last] + margin);
+    if (beats) wrong.push(`query ${i}: row ${r} (float64 ${want[r]}) beats the last one returned, row ${last} (${want[last]})`);
+  }
+  return wrong;
+}
+
+function judgeAll(result: SearchResult, queries: Float32Array, m: number, k: number, corpus: Float32Array, rows: number,
+                  d: number, metric: Metric): string[] {
+  expect(result.indices).toBeInstanceOf(Uint32Array);
+  expect(result.scores).toBeInstanceOf(Float32Array);
+  expect([result.indices.length, result.scores.length]).toEqual([m * k, m * k]);
+  return Array.from({ length: m }, (_, i) => judgeSearch(result, i, k, corpus, rows, d, queries.subarray(i * d, (i + 1) * d), metric)).flat();
+}
+
+const backend = 'cpu';
+
+describe(`search on the ${backend} backend`, () => {
+  // [rows, d, queries, k]: k = 1 and k = rows, d = 1, one query, rows past a block of the CPU's (2048).
+  const CASES: [number, number, number, number][] = [
+    [1, 1, 1, 1],
+    [7, 3, 2, 7],
+    [100, 1, 5, 10],
+    [500, 33, 1, 1],
+    [300, 64, 17, 300],
+    [5000, 24, 3, 50],
+    [4097, 7, 40, 1024],
+  ];
+  describe.each(METRICS)('metric %s', (metric) => {
+    test.each(CASES)('%i rows of %i values, %i queries, k = %i: the reference\'s best rows in order', async (rows, d, m, k) => {
+      const corpus = randomMatrix(rows * d), queries = randomMatrix(m * d);
+      const C = await Matrix.from(corpus, rows, d, { backend });
+      const result = await C.search(queries, { k, metric });
+      expect(judgeAll(result, queries, m, k, corpus, rows, d, metric)).toEqual([]);
+      C.dispose();
+    });
+  });
+
+  test('queries given as a Matrix give the same bits as the same queries as an array', async () => {
+    const [rows, d, m, k] = [3000, 48, 6, 20];
+    const corpus = randomMatrix(rows * d), queries = randomMatrix(m * d);
+    const C = await Matrix.from(corpus, rows, d, { backend });
+    const Q = await Matrix.from(queries, m, d, { backend });
+    for (const metric of METRICS) {
+      const [fromArray, fromMatrix] = [await C.search(queries, { k, metric }), await C.search(Q, { k, metric })];
+      expect(fromMatrix.indices).toEqual(fromArray.indices);
+      expect(Buffer.from(fromMatrix.scores.buffer).equals(Buffer.from(fromArray.scores.buffer))).toBe(true);
+    }
+    [C, Q].forEach((x) => x.dispose());
+  });
+
+  test('equal rows tie: they come in the order of their rows, whichever block they are in', async () => {
+    const [rows, d] = [6000, 16];
+    const row = randomMatrix(d);
+    const corpus = new Float32Array(rows * d);
+    for (let r = 0; r < rows; r++) corpus.set(row, r * d);
+    const query = randomMatrix(d);
+    const C = await Matrix.from(corpus, rows, d, { backend });
+    for (const metric of METRICS) {
+      const { indices, scores } = await C.search(query, { k: 100, metric });
+      expect(Array.from(indices)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      expect(new Set(scores).size).toBe(1);
+    }
+    C.dispose();
+  });
+
+  test('a NaN query scores NaN against every row: rows 0 … k − 1, in order', async () => {
+    const [rows, d, k] = [50, 4, 5];
+    const C = await Matrix.from(randomMatrix(rows * d), rows, d, { backend });
+    const query = Float32Array.from([0.5, NaN, 0.25, 1]);
+    for (const metric of METRICS) {
+      const { indices, scores } = await C.search(query, { k, metric });
+      expect(Array.from(indices)).toEqual([0, 1, 2, 3, 4]);
+      expect(Array.from(scores).every(Number.isNaN)).toBe(true);
+    }
+    C.dispose();
+  });
+
+  test('rows with NaN come after every row with a number; ±Infinity ranks as IEEE arithmetic scores it', async () => {
+    const d = 2;
+    // Row 1 holds NaN; row 3 scores +Infinity against the query (1, 1) by dot, row 4 −Infinity.
+    const corpus = Float32Array.from([0.5, 0.5, NaN, 1, 0.25, 0, Infinity, 0, -Infinity, 0, 0.75, 0.75]);
+    const C = await Matrix.from(corpus, 6, d, { backend });
+    const { indices, scores } = await C.search(Float32Array.from([1, 1]), { k: 6, metric: 'dot' });
+    expect(Array.from(indices)).toEqual([3, 5, 0, 2, 4, 1]);
+    expect(Array.from(scores)).toEqual([Infinity, 1.5, 1, 0.25, -Infinity, NaN]);
+    const l2 = await C.search(Float32Array.from([1, 1]), { k: 6, metric: 'l2' });
+    // ‖q − c‖² is ∞ for both infinite rows (not the ∞ − ∞ of ‖q‖² + ‖c‖² − 2q·c), NaN for the NaN row.
+    expect(Array.from(l2.indices)).toEqual([5, 0, 2, 3, 4, 1]);
+    expect(Array.from(l2.scores)).toEqual([0.125, 0.5, 1.5625, Infinity, Infinity, NaN]);
+    C.dispose();
+  });
+
+  test('cosine: a row or a query of zeros scores 0 against everything', async () => {
+    const corpus = Float32Array.from([0, 0, 0, 1, 0, 0, -1, 0, 0]);
+    const C = await Matrix.from(corpus, 3, 3, { backend });
+    const rows = await C.search(Float32Array.from([-2, 0, 0]), { k: 3, metric: 'cosine' });
+    expect(Array.from(rows.indices)).toEqual([2, 0, 1]);
+    expect(Array.from(rows.scores)).toEqual([1, 0, -1]);
+    const zeros = await C.search(new Float32Array(3), { k: 3, metric: 'cosine' });
+    expect(Array.from(zeros.indices)).toEqual([0, 1, 2]);
+    expect(Array.from(zeros.scores)).toEqual([0, 0, 0]);
+    C.dispose();
+  });
+
+  test('l2: a row equal to the query comes first, at 0 within rounding, never below', async () => {
+    const [rows, d] = [200, 96];
+    const corpus = randomMatrix(rows * d);
+    const C = await Matrix.from(corpus, rows, d, { backend });
+    // ‖q‖² + ‖c‖² − 2q·c rounds to either side of 0 for equal vectors; below is no distance.
+    for (const row of [0, 77, 150, 199]) {
+      const { indices, scores } = await C.search(corpus.slice(row * d, (row + 1) * d), { k: 1, metric: 'l2' });
+      expect(indices[0]).toBe(row);
+      expect(scores[0]).toBeGreaterThanOrEqual(0);
+      expect(scores[0]).toBeLessThan(1e-5 * d);
+    }
+    C.dispose();
+  });
+
+  test('no queries: empty results', async () => {
+    const C = await Matrix.from(randomMatrix(20), 5, 4, { backend });
+    const { indices, scores } = await C.search(new Float32Array(0), { k: 3 });
+    expect([indices.length, scores.length]).toEqual([0, 0]);
+    C.dispose();
+  });
+
+  test('fast-check: drawn corpora, queries, k and metrics, with repeated rows and values, match the reference', async () => {
+    const value = fc.oneof({ weight: 8, arbitrary: fc.float({ min: -1, max: 1, noNaN: true }) }, { weight: 1, arbitrary: fc.constantFrom(0, 0.5, -0.5) });
+    const drawn = fc
+      .record({ rows: fc.integer({ min: 1, max: 60 }), d: fc.integer({ min: 1, max: 20 }), m: fc.integer({ min: 1, max: 4 }), metric: fc.constantFrom(...METRICS) })
+      .chain((s) =>
+        fc.record({
+          s: fc.constant(s),
+          k: fc.integer({ min: 1, max: s.rows }),
+          distinct: fc.array(value, { minLength: s.d * 3, maxLength: s.d * 3 }),
+          pick: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: s.rows, maxLength: s.rows }),
+          queries: fc.array(value, { minLength: s.m * s.d, maxLength: s.m * s.d }),
+        }),
+      );
+    await fc.assert(
+      fc.asyncProperty(drawn, async ({ s, k, distinct, pick, queries }) => {
+        // Rows drawn from three, so that ties are common.
+        const corpus = new Float32Array(s.rows * s.d);
+        pick.forEach((which, r) => corpus.set(distinct.slice(which * s.d, (which + 1) * s.d), r * s.d));
+        const q = Float32Array.from(queries);
+        const C = await Matrix.from(corpus, s.rows, s.d, { backend });
+        const result = await C.search(q, { k, metric: s.metric });
+        C.dispose();
+        expect(judgeAll(result, q, s.m, k, corpus, s.rows, s.d, s.metric)).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('search: arguments', () => {
+  let C: Matrix;
+  beforeAll(async () => {
+    C = await Matrix.from(randomMatrix(40), 10, 4, { backend: 'cpu' });
+  });
+  afterAll(() => C.dispose());
+  const q = new Float32Array(4);
+
+  test('k outside 1 … the corpus\'s rows is a RangeError naming k', async () => {
+    await expect(C.search(q, { k: 11 })).rejects.toThrow("k: expected 1 to the corpus's 10 rows, got 11");
+    await expect(C.search(q, { k: 0 })).rejects.toThrow('k: expected at least 1 row for each query, got 0');
+    await expect(C.search(q, { k: 1.5 })).rejects.toThrow('k: expected a non-negative integer, got 1.5');
+    await expect(C.search(q, {} as { k: number })).rejects.toThrow('k: expected a non-negative integer, got undefined');
+  });
+
+  test('options are required, and checked', async () => {
+    await expect(C.search(q, undefined as unknown as { k: number })).rejects.toThrow('options: expected an object { k, metric?, precision?, signal? }');
+    await expect(C.search(q, { k: 1, metric: 'euclid' as Metric })).rejects.toThrow("metric: expected 'dot', 'cosine', 'l2', got 'euclid'");
+    await expect(C.search(q, { k: 1, kernel: 'wgmma' } as { k: number })).rejects.toThrow("options: unknown option 'kernel'");
+    await expect(C.search(q, { k: 1, precision: 'fp16' as 'fp32' })).rejects.toThrow("precision: expected 'fp32', 'tf32', got 'fp16'");
+  });
+
+  test('queries of another length than the corpus\'s rows are a RangeError; not an array or Matrix, a TypeError', async () => {
+    await expect(C.search(new Float32Array(6), { k: 1 })).rejects.toThrow("queries: length 6 is not a whole number of rows of the corpus's 4 values");
+    const Q = await Matrix.from(new Float32Array(6), 2, 3, { backend: 'cpu' });
+    await expect(C.search(Q, { k: 1 })).rejects.toThrow("queries: rows of 3 values cannot be scored against a corpus of 4-value rows");
+    Q.dispose();
+    await expect(C.search([1, 2, 3, 4] as unknown as Float32Array, { k: 1 })).rejects.toThrow('queries: expected a Float32Array, got an Array');
+  });
+
+  test('an empty corpus is a RangeError; a disposed one a TypeError', async () => {
+    const empty = await Matrix.from(new Float32Array(0), 0, 4, { backend: 'cpu' });
+    await expect(empty.search(q, { k: 1 })).rejects.toThrow('corpus: a 0×4 Matrix has no rows to search');
+    empty.dispose();
+    const gone = await Matrix.from(new Float32Array(4), 1, 4, { backend: 'cpu' });
+    gone.dispose();
+    await expect(gone.search(q, { k: 1 })).rejects.toThrow('corpus: this Matrix was disposed');
+  });
+
+  test('an aborted signal rejects with its reason; a search aborted while it runs stops', async () => {
+    await expect(C.search(q, { k: 1, signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    const [rows, d, m] = [50_000, 128, 512];
+    const big = await Matrix.from(randomMatrix(rows * d), rows, d, { backend: 'cpu' });
+    const Q = await Matrix.from(randomMatrix(m * d), m, d, { backend: 'cpu' });
+    // Processor time, as in abort.test.ts: the clock is stretched by other processes, this work is not.
+    const processorMs = () => (process.cpuUsage().user + process.cpuUsage().system) / 1000;
+    const beforeWhole = processorMs();
+    await big.search(Q, { k: 10 });
+    const whole = processorMs() - beforeWhole;
+    const controller = new AbortController();
+    const search = big.search(Q, { k: 10, signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const atAbort = processorMs();
+    controller.abort();
+    await expect(search).rejects.toMatchObject({ name: 'AbortError' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(processorMs() - atAbort).toBeLessThan(whole / 4);
+    [big, Q].forEach((x) => x.dispose());
+  });
+});
