@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Matrix products 40 in flight against the kernel alone (issue 14's last row): for each shape of issue 14's table,
+// Matrix products 40 in flight against the kernel alone (README, "Benchmarks"): for each shape of the kernels' table,
 // in both precisions, products issued 40 at a time through `Matrix#matmul` (a first round, then 5 timed: 240 back
 // to back), against what a Matrix product runs, launched as many times back to back by a build of bench/kernels.cu
 // (`--resident`: 'auto''s kernel, on the Bᵀ a Matrix keeps). The GPU's clock under its power cap drifts by ±5%
@@ -82,7 +82,7 @@ async function inFlightAgainstAlone(shape, precision) {
   };
 }
 
-// Issue 14's shapes, with the precisions its table names for each.
+// The kernels' table's shapes (README, "Benchmarks"), with the precisions it names for each.
 const SHAPES = [
   { m: 2048, k: 2048, n: 2048, precisions: ['fp32'] },
   { m: 4096, k: 4096, n: 4096, precisions: PRECISIONS },

@@ -1,4 +1,4 @@
-// Dynamic batching of small products from host arrays (issue 13; bench/NOTES.md, "Dynamic batching"). A small
+// Dynamic batching of small products from host arrays (bench/NOTES.md, "Dynamic batching of small products"). A small
 // matmul made while earlier small ones are still running is gathered (native/binding/gathered.cpp holds its
 // arrays), and what was gathered runs as one batch once a staging buffer's worth is there or work in flight ends:
 // one copy each way and one launch per staging buffer of products (native/cuda/transfer/gathered_products.cu)

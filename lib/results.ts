@@ -1,7 +1,7 @@
 // New result arrays (matmul without `out`, Matrix#toArray). Their memory comes from the addon's cache of freed
-// results (native/core/result_memory.h): a block already faulted in rather than new pages, which for a 64 MiB
-// result cost more than the 4096³ product itself (bench/NOTES.md, issue 13, session 25). It is not zero-filled:
-// the product or the download writes every element before the caller sees the array.
+// results (native/core/result_memory.h): a block already faulted in rather than new pages, which for a 64 MiB result
+// cost more than the 4096³ product itself (bench/NOTES.md, "A cache of collected results' memory"). It is not
+// zero-filled: the product or the download writes every element before the caller sees the array.
 import { native } from './native';
 
 /** A Float32Array of `length` elements (at most the largest the library allocates), contents to be written. */

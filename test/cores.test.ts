@@ -1,9 +1,9 @@
-// The JavaScript thread keeps its core (issue 13): however many CPU products are in flight, the library keeps at
-// most all cores but one busy with them. Counted from /proc: this process's threads in state R (running, or
-// waiting for a core), sampled from the JavaScript thread (itself one of them) while 16 CPU products run at once;
-// the median of the samples, as V8's own helpers (garbage collection, 4 threads) are caught at work in bursts,
-// and a thread that has just finished its product now and then. Before, each product started a thread per core,
-// so 4 pool threads kept 4 × cores threads busy (9 on a 2-core machine).
+// The JavaScript thread keeps its core (core/core_budget.h): however many CPU products are in flight, the library
+// keeps at most all cores but one busy with them. Counted from /proc: this process's threads in state R (running, or
+// waiting for a core), sampled from the JavaScript thread (itself one of them) while 16 CPU products run at once; the
+// median of the samples, as V8's own helpers (garbage collection, 4 threads) are caught at work in bursts, and a
+// thread that has just finished its product now and then. Before, each product started a thread per core, so 4 pool
+// threads kept 4 × cores threads busy (9 on a 2-core machine).
 import * as fs from 'fs';
 import * as os from 'os';
 import { matmul } from '../lib';

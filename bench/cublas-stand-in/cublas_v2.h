@@ -1,12 +1,13 @@
 // A stand-in for cuBLAS's header, for compiling bench/kernels.cu on a machine with nvcc but without cuBLAS (the
 // development machine): the declarations and enum values (from cuBLAS 12/13's cublas_api.h) that kernels.cu,
-// accuracy.cu and bench_common.cuh use, nothing more. The object then links against the real library on the GPU host, where nvcc
-// takes seconds instead of the minute a whole compile takes there (device time):
+// accuracy.cu and bench_common.cuh use, nothing more. The object then links against the real library on the GPU host,
+// where nvcc takes seconds instead of the minute a whole compile takes there (device time):
 //   here:  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA -I native \
 //            -I bench/cublas-stand-in -c bench/kernels.cu -o .gpu-exp/kernels.o
 //   there: nvcc .gpu-exp/kernels.o -lcublas -o /tmp/kernels
-// cuBLAS's own figures and errors from such a build matched a build against the real header (bench/NOTES.md,
-// issue 14, session 30). A wrong value here would show there as a cuBLAS error or an error column far off.
+// cuBLAS's own figures and errors from such a build matched a build against the real header (bench/NOTES.md, "Bᵀ made
+// inside the wgmma kernel, not kept"). A wrong value here would show there as a cuBLAS error or an error column far
+// off.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -96,8 +96,9 @@ Napi::Value Shutdown(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// trimIdle(idleSeconds) → Promise<undefined>, on the thread pool: freeing page-locked and device memory waits for
-// the device, which stalled the event loop up to 71 ms after a burst of Matrix traffic (bench/NOTES.md, session 35).
+// trimIdle(idleSeconds) → Promise<undefined>, on the thread pool: freeing page-locked and device memory waits for the
+// device, which stalled the event loop up to 71 ms after a burst of Matrix traffic (bench/NOTES.md, "Event-loop
+// stalls, multicast, the TF32 pipe at a locked clock").
 Napi::Value TrimIdle(const Napi::CallbackInfo& info) {
   const double given = info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 0.0;
   const double idleSeconds = given >= 0 ? given : 0.0;  // NaN too

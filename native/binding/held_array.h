@@ -43,7 +43,7 @@ class HeldArray {
   int64_t length_ = 0;
   std::shared_ptr<void> store_;  // the v8::BackingStore
   HostUse use_;                  // keeps allocHost memory from being freed by freeHost meanwhile
-  Napi::Reference<Napi::Float32Array> ref_;  // outputs only: a reference per array cost every call (issue 13)
+  Napi::Reference<Napi::Float32Array> ref_;  // outputs only: a reference per array cost every call
 };
 
 }  // namespace cuda_matmul

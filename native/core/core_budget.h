@@ -1,9 +1,9 @@
-// The cores the library's own threads may keep busy at once: every core but one, which stays the JavaScript
-// thread's. Without a bound, products in flight together each took a thread per core (4 pool threads on a
-// 16-core host could keep 64 busy), and the JavaScript thread waited for a core (issue 13). A thread that computes
-// for the library holds a lease on its share first; when every core of the budget is leased, the next product
-// waits for one, and a product that finds fewer free runs with fewer threads. A helper that joins work its caller
-// can finish alone (the host-copy team) takes a core only if one is free, and never waits.
+// The cores the library's own threads may keep busy at once: every core but one, which stays the JavaScript thread's.
+// Without a bound, products in flight together each took a thread per core (4 pool threads on a 16-core host could
+// keep 64 busy), and the JavaScript thread waited for a core (bench/NOTES.md, "Server-grade, first steps"). A thread
+// that computes for the library holds a lease on its share first; when every core of the budget is leased, the next
+// product waits for one, and a product that finds fewer free runs with fewer threads. A helper that joins work its
+// caller can finish alone (the host-copy team) takes a core only if one is free, and never waits.
 #pragma once
 
 #include <atomic>
@@ -29,11 +29,11 @@ class CoreLease {
 };
 
 // Whether the work on this thread should stop: the stop flag of the JavaScript environment the work is for, or the
-// abort of the call it is (core/call_abort.h), set by the binding around each thread-pool task (StopScope). Made on the product's thread and read from any (the threads
-// that help a product have no flag of their own). A product that waited for cores asks once it has them, so a
-// terminated Worker no longer waits for products that had only begun to wait: the pool threads queued behind the
-// budget computed theirs one after another (teardown.test.ts). One already computing stops at its next k-slice
-// (cpu/gemm.cpp).
+// abort of the call it is (core/call_abort.h), set by the binding around each thread-pool task (StopScope). Made on
+// the product's thread and read from any (the threads that help a product have no flag of their own). A product that
+// waited for cores asks once it has them, so a terminated Worker no longer waits for products that had only begun to
+// wait: the pool threads queued behind the budget computed theirs one after another (teardown.test.ts). One already
+// computing stops at its next k-slice (cpu/gemm.cpp).
 class StopSignal {
  public:
   StopSignal();  // the flags of the work on this thread, if any

@@ -50,11 +50,12 @@ struct GemmRequest {
 };
 
 // A request small enough for the host to compute on the JavaScript thread at once (the CPU backend, and the
-// degenerate products of any backend): at most a 32³ product's work and elements, batch included. Handing a
-// product to the thread pool and back took 35–43 µs of latency on the H100 host and a few µs of the JavaScript
-// thread's time; a 32³ product computes in about that. At 64³ (~18 µs there) the calling thread computing 20 000
-// concurrent products one after another did 34 000–35 000/s against 39 000–49 000 on four pool threads
-// (bench/NOTES.md, session 29). And a product waiting for a core of the CPU budget would wait behind the others.
+// degenerate products of any backend): at most a 32³ product's work and elements, batch included. Handing a product
+// to the thread pool and back took 35–43 µs of latency on the H100 host and a few µs of the JavaScript thread's time;
+// a 32³ product computes in about that. At 64³ (~18 µs there) the calling thread computing 20 000 concurrent products
+// one after another did 34 000–35 000/s against 39 000–49 000 on four pool threads (bench/NOTES.md, "Small products
+// from host arrays: the last two rows"). And a product waiting for a core of the CPU budget would wait behind the
+// others.
 inline bool runsOnCaller(const GemmRequest& r) {
   constexpr int64_t kFlops = int64_t{32} * 32 * 32, kFloats = 3 * 32 * 32;
   const GemmShape& s = r.shape;

@@ -1,7 +1,8 @@
-// Step 5 of the kernel progression: tf32 products on Hopper's fp16 tensor cores, which run twice as fast as its
-// TF32 ones (wgmma m64n256k16 takes as long as m64n256k8 in TF32). Improves on step 4 (4_wgmma_transposed.cu),
-// which at 4096³ and 8192³ keeps the TF32 tensor pipe 94–97% busy, as cuBLAS TF32 does: no TF32 kernel gets much
-// past cuBLAS TF32 there (bench/NOTES.md, issue 14, session 35). The same product in fp16 does, exactly:
+// Step 5 of the kernel progression: tf32 products on Hopper's fp16 tensor cores, which run twice as fast as its TF32
+// ones (wgmma m64n256k16 takes as long as m64n256k8 in TF32). Improves on step 4 (4_wgmma_transposed.cu), which at
+// 4096³ and 8192³ keeps the TF32 tensor pipe 94–97% busy, as cuBLAS TF32 does: no TF32 kernel gets much past cuBLAS
+// TF32 there (bench/NOTES.md, "Event-loop stalls, multicast, the TF32 pipe at a locked clock"). The same product in
+// fp16 does, exactly:
 //   - TF32 keeps 10 bits of each operand's significand, as fp16 does; fp16 lacks TF32's exponent range. Scaled by a
 //     power of two, a float whose scaled magnitude lies in fp16's normal range [2^-14, 2^15] rounds to fp16 exactly
 //     as it rounds to TF32 (to nearest), and the tensor cores' products of 11-bit significands and fp32
@@ -28,16 +29,16 @@
 //     U[-1,1]'s). Past kMarked rows or columns, the product is step 4's in TF32 instead (its launch waits on a flag
 //     in device memory, so nothing waits on the host).
 // α and β are applied as C is stored, the corrections add α times their terms, and where β ≠ 0 the marked rows and
-// columns of C are kept before the product writes them, for their recomputation's β·C (keepMarkedOfC).
-// Special values: every operand is finite and scaled within range wherever the fp16 product is kept, so it needs no
-// magnitude classes; the passes find them for the fallback. Long K is split by the plan into slices, as step 4's.
-// fp32 requests run step 4's 3xTF32 variants (an fp16 split for fp32 accuracy is not built).
-// Predicted from cuBLAS's own fp16 product on the same host (0.191 ms at 4096³, 1.53 at 8192³; the passes ~70 µs at
-// 4096³ at DRAM's speed): 4096³ ~0.26 ms (1.35× cuBLAS TF32), 8192³ ~1.8 (1.5×). Measured on an H100 (bench/NOTES.md,
-// issue 14, session 36), cuBLAS TF32 in the same run: 4096³ 0.313–0.317 ms (1.10–1.12×), 8192³ 1.93–1.95 (1.40–1.41×),
-// error 2.6e-4 as cuBLAS TF32's. Short of the prediction: the product runs at 73% of the fp16 pipe's peak at ncu's
-// locked clock (247 µs at 4096³; cuBLAS's ~80%), the passes take 94 µs (instruction-bound: ~40 per element), and
-// ~12 µs go to the launches of the recomputations and fallback that do nothing on ordinary data.
+// columns of C are kept before the product writes them, for their recomputation's β·C (keepMarkedOfC). Special
+// values: every operand is finite and scaled within range wherever the fp16 product is kept, so it needs no magnitude
+// classes; the passes find them for the fallback. Long K is split by the plan into slices, as step 4's. fp32 requests
+// run step 4's 3xTF32 variants (an fp16 split for fp32 accuracy is not built). Predicted from cuBLAS's own fp16
+// product on the same host (0.191 ms at 4096³, 1.53 at 8192³; the passes ~70 µs at 4096³ at DRAM's speed): 4096³
+// ~0.26 ms (1.35× cuBLAS TF32), 8192³ ~1.8 (1.5×). Measured on an H100 (bench/NOTES.md, "Step 5, tf32 on the fp16
+// tensor cores"), cuBLAS TF32 in the same run: 4096³ 0.313–0.317 ms (1.10–1.12×), 8192³ 1.93–1.95 (1.40–1.41×), error
+// 2.6e-4 as cuBLAS TF32's. Short of the prediction: the product runs at 73% of the fp16 pipe's peak at ncu's locked
+// clock (247 µs at 4096³; cuBLAS's ~80%), the passes take 94 µs (instruction-bound: ~40 per element), and ~12 µs go
+// to the launches of the recomputations and fallback that do nothing on ordinary data.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 

@@ -20,17 +20,17 @@ inline int64_t tilesOf(int64_t m, int64_t n, int64_t rows, int64_t cols) {
 
 // Whether the wgmma kernel (on an H100/H200) beats mma for an m×k×n product (bench/NOTES.md, step 3), its transpose
 // of B included. In tf32 from 512 rows, 64 columns and k 256, since it has 128×128 and 128×64 tiles beside 128×256:
-// 1000³ 1.27× cuBLAS TF32 against mma's 0.83×, 100000×768×64 2.27× against 1.58×; 512³ ties, 256³ stays on mma.
-// Also from 128 rows where k is 1024 or more, where its few blocks split K to fill the SMs (chooseFillSlices) and
-// mma's do not: 256×1024×1024 0.023 ms against 0.030, 384×1024×384 0.025 against 0.030 (bench/NOTES.md, session
-// 22); under 256 rows wgmma-t takes those (wgmmaTransposedPaysFor). In fp32 (3xTF32, three products per step, so
-// the transpose weighs a third as much) from 64 columns and k 256, any rows: 256³ 1.23× cuBLAS SGEMM against mma's
-// 1.22×, 100000×768×64 1.59× against 0.96×; under 256 rows its 64×32 and 64×64 tiles with K split to fill the SMs
-// (session 34): 64×4096×256 0.022 ms against mma's 0.185, 1×256×64 0.013 against 0.017. At 1000×128×1000 (k under
-// 256) mma wins (1.39× against 1.28×). The numbers are the device's row of auto_rules.h; `--tune-rules` then
-// moved the H100's to 32 columns in both precisions, k 192 in fp32 and 192 rows at a long K (bench/NOTES.md,
-// "'auto''s rules as data": 4096×1024×32 fp32 0.045 → 0.031–0.034 ms, 2048×200×2048 fp32 0.047 → 0.034,
-// 100000×768×32 fp32 0.228 → 0.137).
+// 1000³ 1.27× cuBLAS TF32 against mma's 0.83×, 100000×768×64 2.27× against 1.58×; 512³ ties, 256³ stays on mma. Also
+// from 128 rows where k is 1024 or more, where its few blocks split K to fill the SMs (chooseFillSlices) and mma's do
+// not: 256×1024×1024 0.023 ms against 0.030, 384×1024×384 0.025 against 0.030 (bench/NOTES.md, "512³ awaited: 64-row
+// wgmma tiles, stages in pairs, and the Matrix call path"); under 256 rows wgmma-t takes those
+// (wgmmaTransposedPaysFor). In fp32 (3xTF32, three products per step, so the transpose weighs a third as much) from
+// 64 columns and k 256, any rows: 256³ 1.23× cuBLAS SGEMM against mma's 1.22×, 100000×768×64 1.59× against 0.96×;
+// under 256 rows its 64×32 and 64×64 tiles with K split to fill the SMs (bench/NOTES.md, "Products under 256 rows off
+// mma"): 64×4096×256 0.022 ms against mma's 0.185, 1×256×64 0.013 against 0.017. At 1000×128×1000 (k under 256) mma
+// wins (1.39× against 1.28×). The numbers are the device's row of auto_rules.h; `--tune-rules` then moved the H100's
+// to 32 columns in both precisions, k 192 in fp32 and 192 rows at a long K (bench/NOTES.md, "'auto''s rules as data":
+// 4096×1024×32 fp32 0.045 → 0.031–0.034 ms, 2048×200×2048 fp32 0.047 → 0.034, 100000×768×32 fp32 0.228 → 0.137).
 inline bool wgmmaPaysFor(const AutoRules& r, Precision precision, int64_t m, int64_t k, int64_t n) {
   if (precision == Precision::Tf32)
     return n >= r.wgmmaTf32Columns &&
@@ -38,17 +38,17 @@ inline bool wgmmaPaysFor(const AutoRules& r, Precision precision, int64_t m, int
   return n >= r.wgmmaFp32Columns && k >= r.wgmmaFp32MinK;
 }
 
-// Whether wgmma-t (step 4: Cᵀ = Bᵀ·Aᵀ, B read as stored) pays for an m×k×n product of under 256 rows, from 64
-// columns and k 256 (bench/NOTES.md, step 4, and issue 14, session 34, 'auto' before and after on an H100). Such a
-// product is bound by reading B, which wgmma-t reads once as stored where wgmma transposes it first and mma's few
-// blocks do not fill the SMs: tf32 at every shape measured (1, 16, 64, 128, 192 rows; k 256 to 16384; 64 to 4096
-// columns): 128×65536×1024 0.125 ms against wgmma's 0.335 (cuBLAS TF32 0.133), 64×4096×1024 0.020 against mma's
-// 0.095, 192×16384×4096 0.162 against 0.458; 64×768×100000 1.14× cuBLAS TF32. fp32 where B is large (1024 columns,
-// or k·n from 4M floats); on smaller Bs wgmma's narrower tiles tie or win by 1–2 µs: 64×16384×1024 0.048 against
-// mma's 0.374 (cuBLAS SGEMM 0.064), 1×16384×256 0.026 against wgmma's 0.037 (--tune), 64×768×100000 1.62× SGEMM.
-// In tf32 also for taller products with a long K (from 4096) and few columns (up to 512) whose 64×128 tiles fit one
-// wave: their grid is wgmma's at most, with four times the rows per SM of B read as stored (session 34, 'auto' on
-// wgmma against wgmma-t's plan, 22 of 22 such shapes of 1024–4096 rows as fast or faster): 2048×4096×512 0.042 ms
+// Whether wgmma-t (step 4: Cᵀ = Bᵀ·Aᵀ, B read as stored) pays for an m×k×n product of under 256 rows, from 64 columns
+// and k 256 (bench/NOTES.md, "Products under 256 rows off mma", 'auto' before and after on an H100). Such a product
+// is bound by reading B, which wgmma-t reads once as stored where wgmma transposes it first and mma's few blocks do
+// not fill the SMs: tf32 at every shape measured (1, 16, 64, 128, 192 rows; k 256 to 16384; 64 to 4096 columns):
+// 128×65536×1024 0.125 ms against wgmma's 0.335 (cuBLAS TF32 0.133), 64×4096×1024 0.020 against mma's 0.095,
+// 192×16384×4096 0.162 against 0.458; 64×768×100000 1.14× cuBLAS TF32. fp32 where B is large (1024 columns, or k·n
+// from 4M floats); on smaller Bs wgmma's narrower tiles tie or win by 1–2 µs: 64×16384×1024 0.048 against mma's 0.374
+// (cuBLAS SGEMM 0.064), 1×16384×256 0.026 against wgmma's 0.037 (--tune), 64×768×100000 1.62× SGEMM. In tf32 also for
+// taller products with a long K (from 4096) and few columns (up to 512) whose 64×128 tiles fit one wave: their grid
+// is wgmma's at most, with four times the rows per SM of B read as stored ("Products under 256 rows off mma", 'auto'
+// on wgmma against wgmma-t's plan, 22 of 22 such shapes of 1024–4096 rows as fast or faster): 2048×4096×512 0.042 ms
 // against 0.056 (cuBLAS TF32 0.063), 4096×8192×256 0.077 against 0.096 (0.081), 2048×16384×128 0.109 against 0.125
 // (0.085). Where 64×128 tiles take more than a wave, wgmma-t's 64×192 lost (4096×4096×512 0.116 against 0.071).
 inline bool wgmmaTransposedPaysFor(const AutoRules& r, Precision precision, int64_t m, int64_t k, int64_t n,
@@ -61,13 +61,13 @@ inline bool wgmmaTransposedPaysFor(const AutoRules& r, Precision precision, int6
 }
 
 // A tensor-core kernel (registry.h, splitsKToFill) with a grid of at most half the SMs splits K so that its slices
-// fill them, each at least kMinFillDepth deep, where a block's K loop is long enough that the sum of the slices
-// (one more launch) costs less than the idle SMs: from the precision's minFillK (registry.h), k 2048 in tf32, 1024
-// in fp32 (three products per step).
-// Measured on an H100 (bench/NOTES.md, issue 14, session 34), against slices of at least 1024 on wgmma and wgmma-t:
-// 64×4096×1024 fp32 0.044 → 0.023 ms, tf32 1×4096×256 0.022 → 0.016, 300×3000×300 tf32 0.035 → 0.027; slices of 256
-// from k 1024 in tf32 too lost (16×1024×4096 0.016 → 0.019, 512³ 0.015 → 0.020). mma, which did not split, against
-// itself: 1024×8192×16 fp32 0.362 → 0.069 ms, 256×4096×1024 0.184 → 0.106, 512×2048×512 tf32 0.051 → 0.038.
+// fill them, each at least kMinFillDepth deep, where a block's K loop is long enough that the sum of the slices (one
+// more launch) costs less than the idle SMs: from the precision's minFillK (registry.h), k 2048 in tf32, 1024 in fp32
+// (three products per step). Measured on an H100 (bench/NOTES.md, "Products under 256 rows off mma"), against slices
+// of at least 1024 on wgmma and wgmma-t: 64×4096×1024 fp32 0.044 → 0.023 ms, tf32 1×4096×256 0.022 → 0.016,
+// 300×3000×300 tf32 0.035 → 0.027; slices of 256 from k 1024 in tf32 too lost (16×1024×4096 0.016 → 0.019, 512³ 0.015
+// → 0.020). mma, which did not split, against itself: 1024×8192×16 fp32 0.362 → 0.069 ms, 256×4096×1024 0.184 →
+// 0.106, 512×2048×512 tf32 0.051 → 0.038.
 constexpr int64_t kMinFillDepth = 256;
 // Slices of K that fill the SMs with `blocks` blocks each; 1 for none (an empty product), more than half the SMs,
 // or a K too short to pay.
@@ -83,19 +83,19 @@ inline int64_t chooseFillSlices(const KernelRow& row, const KernelVariant& varia
 
 // Whether wgmma-t's 256×128 tiles (tf32) pay: for a product of at least 512 rows where they are more than half the
 // SMs, wgmma would keep its 128×256 tile (chooseVariant) with as many blocks, and wgmma-t reads B as stored at the
-// tensor cores' full rate where wgmma transposes B first (bench/NOTES.md, issue 14, session 31): 4096³ 0.350 ms
-// against 0.411 (cuBLAS TF32 0.363), 8192³ 2.78 against 2.99 (cuBLAS 2.72), 2048³ (128 tiles) 0.052 against
-// 0.069, 1536×2048×2048 (96) 0.048 against 0.065. Fewer tiles fill the SMs only by splitting K (fillSlices), whose
-// slices are then summed: that pays where transposing B (k·n floats read and written) moves more than twice what
-// the sum does ((slices + 1)·m·n), that is k > (slices + 1)·m (session 32, cuBLAS TF32 in brackets):
-// 1024×8192×2048 0.136 against 0.172 (0.117), 512×8192×1024 0.058 against 0.099 (0.065), 768×16384×768 0.204
-// against 0.257 (0.111), 513×2049×1409 0.053 against 0.057 (0.056); where it does not, 2048×4096×1024 0.089
-// against 0.078, 1024×2048×2048 and 1024×4096×1024 about the same. (All before the faster element-wise passes,
-// launch.cu, which both run.) 768×16384×768 and 512×65536×256 then ran 2 and 8 slices, long K's, not the 7 and 33
-// that fill the SMs; with those (chooseKSplit, session 33) 0.088 and 0.138 ms (cuBLAS 0.111–0.116, 0.116–0.123).
-// The split tiles pay from 256 rows (session 33, each kernel K split as its plan splits it; 'auto' was wgmma):
-// 256×32768×512 0.070 ms against 0.123 (cuBLAS 0.074), 384×20000×640 0.066 against 0.119 (0.077), 256×16384×2048
-// 0.082 against 0.207 (0.101).
+// tensor cores' full rate where wgmma transposes B first (bench/NOTES.md, "B through registers on 256×128 tiles"):
+// 4096³ 0.350 ms against 0.411 (cuBLAS TF32 0.363), 8192³ 2.78 against 2.99 (cuBLAS 2.72), 2048³ (128 tiles) 0.052
+// against 0.069, 1536×2048×2048 (96) 0.048 against 0.065. Fewer tiles fill the SMs only by splitting K (fillSlices),
+// whose slices are then summed: that pays where transposing B (k·n floats read and written) moves more than twice
+// what the sum does ((slices + 1)·m·n), that is k > (slices + 1)·m (bench/NOTES.md, "Stream-K, the power cap, and
+// 256×128 tiles that split K", cuBLAS TF32 in brackets): 1024×8192×2048 0.136 against 0.172 (0.117), 512×8192×1024
+// 0.058 against 0.099 (0.065), 768×16384×768 0.204 against 0.257 (0.111), 513×2049×1409 0.053 against 0.057 (0.056);
+// where it does not, 2048×4096×1024 0.089 against 0.078, 1024×2048×2048 and 1024×4096×1024 about the same. (All
+// before the faster element-wise passes, launch.cu, which both run.) 768×16384×768 and 512×65536×256 then ran 2 and 8
+// slices, long K's, not the 7 and 33 that fill the SMs; with those (chooseKSplit; "K split for both reasons") 0.088
+// and 0.138 ms (cuBLAS 0.111–0.116, 0.116–0.123). The split tiles pay from 256 rows ("K split for both reasons": each
+// kernel K split as its plan splits it; 'auto' was wgmma): 256×32768×512 0.070 ms against 0.123 (cuBLAS 0.074),
+// 384×20000×640 0.066 against 0.119 (0.077), 256×16384×2048 0.082 against 0.207 (0.101).
 inline bool largeTilesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n, int multiprocessors) {
   if (m < r.largeTilesRows) return false;
   const int64_t tiles = tilesOf(m, n, 256, 128);
@@ -104,16 +104,16 @@ inline bool largeTilesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n, i
   return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
 }
 
-// Whether wgmma-f16 (step 5: tf32 exactly on the fp16 tensor cores) pays for a tf32 product: where the time its
-// fp16 product saves over the TF32 kernels (~30% of it, ∝ m·n·k) exceeds what its two passes over A and B cost
-// (∝ (m + n)·k) and a fixed ~40 µs (the passes' and recomputations' launches, a last wave). So by the product's
-// m·n / (m + n) (its "size" for this trade), with a longer K needed where that is smaller. Measured on an H100
-// (bench/NOTES.md, issue 14, session 36: 48 shapes from 2048 to 8192 against 'auto' before): 4096³ 0.315 ms
-// against 0.345, 8192×1024×8192 0.367 against 0.404, 3000×5000×7001 0.605 against 0.855; where it lost or tied,
-// it is not taken: 4096×4096×2048 0.202 against 0.176, 4096×1024×8192 0.219 against 0.207, 2048×4096×8192 0.344
-// against 0.348, 8192×8192×2048 (1.09×, left out: 2048 columns pay only from k 8192 there). The steps of size and
-// K are the device's row of auto_rules.h; `--tune-rules` moved the H100's first to size 1536 at k 4096
-// (3500×4096×3500 0.358 → 0.262 ms, with B held as Bᵀ 0.324 → 0.255; bench/NOTES.md, "'auto''s rules as data").
+// Whether wgmma-f16 (step 5: tf32 exactly on the fp16 tensor cores) pays for a tf32 product: where the time its fp16
+// product saves over the TF32 kernels (~30% of it, ∝ m·n·k) exceeds what its two passes over A and B cost (∝ (m +
+// n)·k) and a fixed ~40 µs (the passes' and recomputations' launches, a last wave). So by the product's m·n / (m + n)
+// (its "size" for this trade), with a longer K needed where that is smaller. Measured on an H100 (bench/NOTES.md,
+// "Step 5, tf32 on the fp16 tensor cores": 48 shapes from 2048 to 8192 against 'auto' before): 4096³ 0.315 ms against
+// 0.345, 8192×1024×8192 0.367 against 0.404, 3000×5000×7001 0.605 against 0.855; where it lost or tied, it is not
+// taken: 4096×4096×2048 0.202 against 0.176, 4096×1024×8192 0.219 against 0.207, 2048×4096×8192 0.344 against 0.348,
+// 8192×8192×2048 (1.09×, left out: 2048 columns pay only from k 8192 there). The steps of size and K are the device's
+// row of auto_rules.h; `--tune-rules` moved the H100's first to size 1536 at k 4096 (3500×4096×3500 0.358 → 0.262 ms,
+// with B held as Bᵀ 0.324 → 0.255; bench/NOTES.md, "'auto''s rules as data").
 inline bool halfCopiesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n) {
   if (m == 0 || n == 0) return false;
   const int64_t size = m * n / (m + n);
@@ -202,8 +202,9 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
   // The next narrower tile: half as wide, or 128 after wgmma-t's 192.
   auto narrower = [&] { return cols == 192 ? 128 : cols / 2; };
   while (cols > 32 && !find(rows, cols)) cols = narrower();  // wgmma's fp32 64-row tiles are 64 wide at most
-  // None that narrow (wgmma-t's are 128 wide at least): the narrowest there is. For 64 columns 64×128 beat 64×192
-  // by up to 13% (1×256×64 tf32 0.009 ms against 0.011, 128×16384×64 0.021 against 0.024; issue 14, session 34).
+  // None that narrow (wgmma-t's are 128 wide at least): the narrowest there is. For 64 columns 64×128 beat 64×192 by
+  // up to 13% (1×256×64 tf32 0.009 ms against 0.011, 128×16384×64 0.021 against 0.024; bench/NOTES.md, "Products
+  // under 256 rows off mma").
   if (!find(rows, cols) && hasRows(rows)) cols = narrowestWith(rows);
   const bool waves = variants.front().wholeSm;  // a property of the kernel: every variant has the same
   while (2 * blocks(cols) < 3 * static_cast<int64_t>(multiprocessors) &&
@@ -222,7 +223,7 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
 // Which block tile a kernel uses where it reads A and B over the bus from page-locked host memory (the inline
 // route, transfer/inline_product.cu): there the reads, not the arithmetic, take the time, and they go faster in
 // 64-row blocks (more of them wait on the bus at once) with B's rows read 128 columns at a time. Measured on the
-// H100 host (bench/NOTES.md, issue 13, session 28; launch and wait included): 128³ with 64×128 tiles 24.7–25.9 µs,
+// H100 host (bench/NOTES.md, "The inline route's tile"; launch and wait included): 128³ with 64×128 tiles 24.7–25.9 µs,
 // 128×128 28.0, 128×64 30.6, 64×64 (chooseVariant's pick, which fills SMs instead) 34.0; 64³ 17.0 µs on any 64-wide
 // tile. A kernel without such tiles keeps `planned`.
 inline const KernelVariant& chooseBusVariant(KernelVariants variants, int64_t n, const KernelVariant& planned) {
@@ -259,7 +260,7 @@ inline KSplit sliceK(int64_t wanted, int64_t rows, int64_t pitch, int64_t k) {
 }
 // The split that serves both reasons to split: slices no deeper than `maxDepth` (accuracy), and at least `toFill`
 // of them (chooseFillSlices: tiles that leave SMs idle). Accuracy's slices alone leave them idle: 768×16384×768 on
-// wgmma-t's 256×128 tiles in 2 slices of 8192 ran on 36 of 132 SMs (bench/NOTES.md, issue 14, session 33).
+// wgmma-t's 256×128 tiles in 2 slices of 8192 ran on 36 of 132 SMs (bench/NOTES.md, "K split for both reasons").
 inline KSplit chooseKSplit(int64_t maxDepth, int64_t toFill, int64_t rows, int64_t pitch, int64_t k) {
   const int64_t forAccuracy = k > maxDepth ? (k + maxDepth - 1) / maxDepth : 1;
   return sliceK(std::max(forAccuracy, toFill), rows, pitch, k);
