@@ -35,7 +35,7 @@ export type Metric = 'dot' | 'cosine' | 'l2';
 
 /** Options of `Matrix#search`. */
 export interface SearchOptions {
-  /** How many rows to return for each query: 1 to the corpus's rows. */
+  /** How many rows to return for each query: 1 to the corpus's rows, at most 1024. */
   k: number;
   /** How rows are scored (default `'dot'`). */
   metric?: Metric;

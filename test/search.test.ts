@@ -231,8 +231,12 @@ describe('search: arguments', () => {
   afterAll(() => C.dispose());
   const q = new Float32Array(4);
 
-  test('k outside 1 … the corpus\'s rows is a RangeError naming k', async () => {
-    await expect(C.search(q, { k: 11 })).rejects.toThrow("k: expected 1 to the corpus's 10 rows, got 11");
+  test('k outside 1 … the corpus\'s rows, or past 1024, is a RangeError naming k', async () => {
+    await expect(C.search(q, { k: 11 })).rejects.toThrow("k: expected 1 to 10 (the corpus's rows), got 11");
+    const large = await Matrix.from(new Float32Array(2000 * 4), 2000, 4, { backend: 'cpu' });
+    await expect(large.search(q, { k: 1025 })).rejects.toThrow('k: expected 1 to 1024 (the most a search returns), got 1025');
+    expect((await large.search(q, { k: 1024 })).indices).toHaveLength(1024);
+    large.dispose();
     await expect(C.search(q, { k: 0 })).rejects.toThrow('k: expected at least 1 row for each query, got 0');
     await expect(C.search(q, { k: 1.5 })).rejects.toThrow('k: expected a non-negative integer, got 1.5');
     await expect(C.search(q, {} as { k: number })).rejects.toThrow('k: expected a non-negative integer, got undefined');

@@ -166,8 +166,11 @@ void checkMatrixSearch(const MatrixData& corpus, const MatrixData& queries, int6
   if (queries.cols != corpus.cols)
     throw MatmulError(ErrorKind::Range, "queries: rows of " + std::to_string(queries.cols) + " values cannot be scored against a corpus of " +
                                             std::to_string(corpus.cols) + "-value rows");
-  if (k < 1 || k > corpus.rows)
-    throw MatmulError(ErrorKind::Range, "k: expected 1 to the corpus's " + std::to_string(corpus.rows) + " rows, got " + std::to_string(k));
+  const int64_t most = std::min(corpus.rows, kSearchMaxK);
+  if (k < 1 || k > most)
+    throw MatmulError(ErrorKind::Range, "k: expected 1 to " + std::to_string(most) +
+                                            (most == kSearchMaxK ? " (the most a search returns)" : " (the corpus's rows)") +
+                                            ", got " + std::to_string(k));
 }
 
 std::unique_ptr<Work> enqueueMatrixSearch(const MatrixData& corpus, const MatrixData& queries, const SearchRequest& request,

@@ -18,6 +18,10 @@ enum class Metric { Dot, Cosine, L2 };
 inline constexpr const char* kMetricNames[] = {"dot", "cosine", "l2"};  // by Metric
 inline constexpr size_t kMetricCount = sizeof kMetricNames / sizeof *kMetricNames;
 
+// The most rows a search returns for each query, on every backend: the CUDA backend keeps a query's k best in one
+// block's shared memory.
+constexpr int64_t kSearchMaxK = 1024;
+
 // One call: `queries` rows of `dims` floats against the corpus's rows, the `k` best of them for each.
 struct SearchRequest {
   int64_t queries = 0, dims = 0, k = 0;
