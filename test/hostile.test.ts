@@ -149,6 +149,42 @@ describe('sizes are checked before anything is allocated', () => {
     expect(result.output).toContain('0 20');
   });
 
+  test('matrixSearch called directly with what lib/matrix.ts would never pass: TypeError or RangeError, no crash', () => {
+    const result = runScenario(`
+      const { Matrix } = require(ROOT);
+      const { native } = require(ROOT + '/dist/native');
+      (async () => {
+        const C = (await Matrix.from(new Float32Array(40), 10, 4, { backend: 'cpu' })).handle();
+        const Q = (await Matrix.from(new Float32Array(8), 2, 4, { backend: 'cpu' })).handle();
+        const [scores, indices] = [new Float32Array(6), new Float32Array(6)];
+        const detached = new Float32Array(6);
+        structuredClone(detached.buffer, { transfer: [detached.buffer] });
+        const calls = [
+          () => native.matrixSearch({}, Q, 3, undefined, undefined, scores, indices),
+          () => native.matrixSearch(C, 'queries', 3, undefined, undefined, scores, indices),
+          () => native.matrixSearch(C, Q, -1, undefined, undefined, scores, indices),
+          () => native.matrixSearch(C, Q, 2 ** 40, undefined, undefined, scores, indices),
+          () => native.matrixSearch(C, Q, 3, 'manhattan', undefined, scores, indices),
+          () => native.matrixSearch(C, Q, 3, undefined, undefined, new Float32Array(5), indices),
+          () => native.matrixSearch(C, Q, 3, undefined, undefined, scores, new Uint32Array(6)),
+          () => native.matrixSearch(C, Q, 3, undefined, undefined, scores, detached),
+          () => native.matrixSearch(C, C, 3, undefined, undefined, new Float32Array(30), new Float32Array(30)),
+        ];
+        for (const call of calls)
+          try { await call(); console.log('NO ERROR'); }
+          catch (e) { console.log(e.name, e.message); }
+        await native.matrixSearch(C, Q, 3, 'l2', 'tf32', scores, indices);
+        console.log('searched', new Uint32Array(indices.buffer).join(','));
+      })();`);
+    expect(result.signal).toBeNull();
+    expect(result.status).toBe(0);
+    const lines = result.output.trim().split('\n');
+    // C, C: the corpus searching itself is a search like any other (queries of the corpus's width).
+    expect(lines.filter((line) => line === 'NO ERROR')).toHaveLength(1);
+    expect(lines.filter((line) => /^(TypeError|RangeError) /.test(line))).toHaveLength(8);
+    expect(result.output).toContain('searched 0,1,2,0,1,2');
+  });
+
   test('Matrices with k = 0 and a product whose rows·cols passes 2^53: RangeError, not a wrapped size', async () => {
     const X = await Matrix.from(new Float32Array(0), 2 ** 41, 0, { backend: 'cpu' });
     const W = await Matrix.from(new Float32Array(0), 0, 2 ** 23, { backend: 'cpu' });

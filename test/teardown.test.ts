@@ -13,6 +13,7 @@ const WORKER_CALLS: Record<string, string> = {
   gemm: `gemm({ a, b, c: new Float32Array(n * n), m: n, k: n, n }, { backend })`,
   'Matrix.from': `Matrix.from(a, n, n, { backend })`,
   'Matrix#matmul': `Matrix.from(a, n, n, { backend }).then((A) => A.matmul(A))`,
+  'Matrix#search': `Matrix.from(a, n, n, { backend }).then((A) => A.search(b.subarray(0, 16 * n), { k: 10, metric: 'cosine' }))`,
 };
 
 function workerSource(call: string, backend: string, count: number): string {
