@@ -6,8 +6,9 @@
 //   node bench/server.js [--seconds 6] [--connections 64] [--cases 256:await:cuda,64x4096x1024:weights:cuda,...]
 // A case is size:mode:backend[:copyThreads], size n (n×n×n) or MxKxN, mode one of await | sync (matmulSync) |
 // weights (B kept on the backend as a Matrix, as a model's weights are; each request uploads its A, multiplies and
-// downloads C). Inputs are made once per server; each request gets a new result array, as a handler that returns it
-// would.
+// downloads C) | search (size NxD: a corpus Matrix of N rows of D values; each request searches it for the 10 best
+// rows for one query, `1000000x768:search:cuda`). Inputs are made once per server; each request gets a new result
+// array, as a handler that returns it would.
 'use strict';
 const { fork } = require('child_process');
 const { parseArgs } = require('util');
@@ -30,7 +31,11 @@ async function multiplier(mode, backend, a, b, shape) {
   const { matmul, matmulSync, Matrix } = require('..');
   if (mode === 'sync') return async () => matmulSync(a, b, shape, { backend });
   if (mode === 'await') return () => matmul(a, b, shape, { backend });
-  if (mode !== 'weights') throw new RangeError(`mode: '${mode}' is not one of await, sync, weights`);
+  if (mode === 'search') {
+    const corpus = await Matrix.from(require('./inputs').quickUniform(shape.m * shape.k), shape.m, shape.k, { backend });
+    return async () => (await corpus.search(a, { k: 10 })).scores;
+  }
+  if (mode !== 'weights') throw new RangeError(`mode: '${mode}' is not one of await, sync, weights, search`);
   const weights = await Matrix.from(b, shape.k, shape.n, { backend });
   return async () => {
     const x = await Matrix.from(a, shape.m, shape.k, { backend });
@@ -47,7 +52,8 @@ async function serve() {
   const { monitorEventLoopDelay } = require('perf_hooks');
   const [shape, mode, backend] = [shapeOf(process.argv[3]), process.argv[4], process.argv[5]];
   const random = (length) => Float32Array.from({ length }, () => Math.random() * 2 - 1);
-  const a = random(shape.m * shape.k), b = random(shape.k * shape.n);
+  // A search's query is one row of the corpus's width; its corpus is made by multiplier().
+  const a = random(mode === 'search' ? shape.k : shape.m * shape.k), b = mode === 'search' ? null : random(shape.k * shape.n);
   const multiply = await multiplier(mode, backend, a, b, shape);
   const delay = monitorEventLoopDelay({ resolution: 1 });
   const server = http.createServer(async (request, response) => {
@@ -95,7 +101,7 @@ async function runCase({ size, mode, backend, copyThreads }, seconds, connection
   }
 }
 
-const MODE_NAMES = { await: 'await matmul', sync: 'matmulSync', weights: 'B a Matrix: from, matmul, toArray' };
+const MODE_NAMES = { await: 'await matmul', sync: 'matmulSync', weights: 'B a Matrix: from, matmul, toArray', search: 'search a corpus Matrix, k = 10' };
 
 async function main() {
   const { values } = parseArgs({
