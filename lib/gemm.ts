@@ -7,6 +7,7 @@ import { startIdleTrimming } from './idle';
 import { Matrix } from './matrix';
 import { abortable } from './abort';
 import { native } from './native';
+import { flushSearches } from './search-batching';
 import { readGemm } from './validate';
 import type { GemmRead } from './validate';
 import type { Backend, KernelName, Precision } from './types';
@@ -101,6 +102,7 @@ export async function gemm(args: GemmArrays | GemmMatrices, options?: GemmOption
   if (read.kind === 'arrays') return abortable(read.signal, (abort) => native.gemm(read.args, read.options, abort));
   const { a, b, c, ...shape } = read.args as GemmRead & { a: Matrix; b: Matrix; c: Matrix };
   const [ha, hb, hc] = [a.handle('a'), b.handle('b'), c.handle('c')];
+  flushSearches(hc); // searches of c made before this write read it as it was (search-batching.ts)
   await abortable(read.signal, (abort) => native.matrixGemm(ha, hb, hc, shape, read.options, abort));
   return c;
 }

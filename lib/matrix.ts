@@ -10,6 +10,7 @@
 // operation issued on it ends (those operations hold it natively).
 import { startIdleTrimming } from './idle';
 import { native, NativeMatrixHandle } from './native';
+import { flushSearches, searchGathered } from './search-batching';
 import { abortable } from './abort';
 import { describe, newSearchResults, readMatrixDownload, readMatrixFrom, readMatrixProduct, readSearch, readSearchQueries } from './validate';
 import type { Backend, KernelName, Precision, SearchOptions, SearchResult } from './types';
@@ -118,6 +119,7 @@ export class Matrix {
       if (out !== undefined && !(out instanceof Matrix)) throw new TypeError(`out: expected a Matrix, got ${describe(out)}`);
       const a = this.#live(), b = other.#live('other');
       const destination = out === undefined ? undefined : out.#live('out');
+      if (destination) flushSearches(destination); // searches of `out` made before this write read it as it was
       const product = signal
         ? abortable(signal, (abort) => native.matrixMultiply(a, b, destination, kernel, precision, abort))
         : native.matrixMultiply(a, b, destination, kernel, precision);
@@ -152,17 +154,21 @@ export class Matrix {
   async search(queries: Float32Array | Matrix, options: SearchOptions): Promise<SearchResult> {
     const { k, metric, precision, signal } = readSearch(options);
     const corpus = this.#live('corpus');
-    const asMatrix = queries instanceof Matrix;
-    const rows = asMatrix ? queries.#live('queries').rows : readSearchQueries(queries, corpus.cols);
-    const uploaded = asMatrix ? undefined : await Matrix.from(queries, rows, corpus.cols, { backend: corpus.backend, device: corpus.device, signal });
-    try {
+    const search = (handle: NativeMatrixHandle | Float32Array, rows: number) => {
       const { scores, indices } = newSearchResults(rows * k);
-      const handle = (uploaded ?? (queries as Matrix)).#live('queries');
-      await abortable(signal, (abort) =>
-        native.matrixSearch(corpus, handle, k, metric, precision, scores, new Float32Array(indices.buffer), abort));
-      return { indices, scores };
+      return abortable(signal, (abort) => native.matrixSearch(corpus, handle, k, metric, precision, scores, new Float32Array(indices.buffer), abort))
+        .then(() => ({ indices, scores }));
+    };
+    if (queries instanceof Matrix) return search(queries.#live('queries'), queries.#live('queries').rows);
+    const rows = readSearchQueries(queries, corpus.cols);
+    // On the CPU the queries are copied when the search is queued (native/binding/matrix_binding.cpp,
+    // searchQueries): it is queued when the call is made, or gathered with others while one runs.
+    if (corpus.backend === 'cpu') return signal ? search(queries, rows) : searchGathered(corpus, queries, rows, k, metric, precision);
+    const uploaded = await Matrix.from(queries, rows, corpus.cols, { backend: corpus.backend, device: corpus.device, signal });
+    try {
+      return await search(uploaded.#live('queries'), rows);
     } finally {
-      uploaded?.dispose();
+      uploaded.dispose();
     }
   }
 
@@ -176,6 +182,7 @@ export class Matrix {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
+    flushSearches(this.#handle); // searches gathered and not yet queued are queued first
     this.#handle.dispose(); // operations in flight hold the elements until they end
   }
 

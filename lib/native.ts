@@ -48,7 +48,7 @@ export interface NativeBinding {
   matrixGemm(a: NativeMatrixHandle, b: NativeMatrixHandle, c: NativeMatrixHandle, shape: object, options: object,
              abort?: NativeCallAbort): Promise<NativeMatrixHandle>;
   /** Writes scores and indices (a Float32Array over a Uint32Array's memory), queries.rows·k elements each. */
-  matrixSearch(corpus: NativeMatrixHandle, queries: NativeMatrixHandle, k: number, metric: string | undefined,
+  matrixSearch(corpus: NativeMatrixHandle, queries: NativeMatrixHandle | Float32Array, k: number, metric: string | undefined,
                precision: string | undefined, scores: Float32Array, indices: Float32Array, abort?: NativeCallAbort): Promise<void>;
 }
 

@@ -4,7 +4,7 @@
 // out beats the last one returned by more than the tolerance of the two. On the CPU backend (the CUDA backend's
 // search is to come: README, "Search").
 import fc from 'fast-check';
-import { Matrix, Metric, SearchResult } from '../lib';
+import { gemm, Matrix, Metric, SearchResult } from '../lib';
 import { randomMatrix } from './helpers';
 
 const METRICS: Metric[] = ['dot', 'cosine', 'l2'];
@@ -220,6 +220,67 @@ describe(`search on the ${backend} backend`, () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+// lib/search-batching.ts: searches of a CPU corpus made while one runs are gathered into one search.
+describe('searches made while one runs, gathered (cpu)', () => {
+  const same = (x: SearchResult, y: SearchResult) =>
+    Buffer.from(x.indices.buffer, x.indices.byteOffset, x.indices.byteLength).equals(Buffer.from(y.indices.buffer, y.indices.byteOffset, y.indices.byteLength)) &&
+    Buffer.from(x.scores.buffer, x.scores.byteOffset, x.scores.byteLength).equals(Buffer.from(y.scores.buffer, y.scores.byteOffset, y.scores.byteLength));
+
+  test('60 searches at once, of 1 to 3 queries and two values of k: each gets the bits it gets alone', async () => {
+    const [rows, d] = [20_000, 40];
+    const C = await Matrix.from(randomMatrix(rows * d), rows, d, { backend: 'cpu' });
+    const calls = Array.from({ length: 60 }, (_, i) => ({ queries: randomMatrix((1 + (i % 3)) * d), k: i % 2 ? 5 : 12, metric: METRICS[i % 3] }));
+    const together = await Promise.all(calls.map(({ queries, k, metric }) => C.search(queries, { k, metric })));
+    for (const [i, { queries, k, metric }] of calls.entries()) {
+      const alone = await C.search(queries, { k, metric });
+      expect([together[i].indices.length, together[i].scores.length]).toEqual([queries.length / d * k, queries.length / d * k]);
+      expect(same(together[i], alone)).toBe(true);
+    }
+    C.dispose();
+  });
+
+  test('a search waiting to be gathered reads the corpus as it was when made, whatever is written into it after', async () => {
+    const [rows, d] = [30_000, 64];
+    const before = randomMatrix(rows * d);
+    const C = await Matrix.from(before, rows, d, { backend: 'cpu' });
+    const original = await Matrix.from(before, rows, d, { backend: 'cpu' });
+    const query = randomMatrix(d);
+    const running = C.search(randomMatrix(200 * d), { k: 3 }); // in flight while the next is made
+    const waiting = C.search(query, { k: 7 });
+    // gemm writes C (c = 0·a·b + 0·c: zeros) as soon as the searches made before it are queued.
+    const zero = await Matrix.from(new Float32Array(rows), rows, 1, { backend: 'cpu' });
+    const written = gemm({ a: zero, b: await Matrix.from(new Float32Array(d), 1, d, { backend: 'cpu' }), c: C, m: rows, k: 1, n: d, alpha: 0, beta: 0 });
+    const after = C.search(query, { k: 7 });
+    await Promise.all([running, written]);
+    expect(same(await waiting, await original.search(query, { k: 7 }))).toBe(true);
+    expect(Array.from((await after).scores)).toEqual(new Array(7).fill(0));
+    [C, original, zero].forEach((x) => x.dispose());
+  });
+
+  test('disposing the corpus with searches waiting: they are queued first, and give their results', async () => {
+    const [rows, d] = [20_000, 32];
+    const data = randomMatrix(rows * d);
+    const C = await Matrix.from(data, rows, d, { backend: 'cpu' });
+    const copy = await Matrix.from(data, rows, d, { backend: 'cpu' });
+    const queries = Array.from({ length: 8 }, () => randomMatrix(d));
+    const pending = queries.map((q) => C.search(q, { k: 4, metric: 'l2' }));
+    C.dispose();
+    const results = await Promise.all(pending);
+    for (const [i, q] of queries.entries()) expect(same(results[i], await copy.search(q, { k: 4, metric: 'l2' }))).toBe(true);
+    copy.dispose();
+  });
+
+  test('a waiting search whose k the corpus cannot give rejects alone, with the RangeError', async () => {
+    const C = await Matrix.from(randomMatrix(5000 * 8), 5000, 8, { backend: 'cpu' });
+    const running = C.search(randomMatrix(100 * 8), { k: 2 });
+    const [bad, good] = [C.search(randomMatrix(8), { k: 1025 }), C.search(randomMatrix(8), { k: 3 })];
+    await expect(bad).rejects.toThrow('k: expected 1 to 1024 (the most a search returns), got 1025');
+    expect((await good).indices).toHaveLength(3);
+    await running;
+    C.dispose();
   });
 });
 

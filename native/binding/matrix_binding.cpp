@@ -6,6 +6,7 @@
 #include "binding/arguments.h"
 #include "binding/async_task.h"
 #include "binding/environment.h"
+#include "binding/held_array.h"
 #include "core/errors.h"
 #include "binding/js_errors.h"
 #include "binding/completion.h"
@@ -157,16 +158,33 @@ Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
   });
 }
 
-// matrixSearch(corpus, queries: NativeMatrix, k, metric?, precision?, scores, indices, abort?) → Promise<undefined>
-// (arguments.h, parseSearchDestination): queued as a read of both Matrices, like a product.
+// A search's queries: a NativeMatrix, or a Float32Array of rows of the corpus's width, copied now, on the calling
+// thread, to where the corpus lives (lib/matrix.ts passes arrays for CPU corpora alone, where that is a copy in host
+// memory, so that a search is queued when the call is made).
+std::shared_ptr<MatrixData> searchQueries(const Napi::Value& value, const MatrixData& corpus) {
+  if (!value.IsTypedArray()) return NativeMatrix::require(value, "queries");
+  const HeldArray held = HeldArray::takeInput(value, "queries");
+  if (held.length() % corpus.cols != 0)
+    throw MatmulError(ErrorKind::Range, "queries: length " + std::to_string(held.length()) +
+                                            " is not a whole number of rows of the corpus's " + std::to_string(corpus.cols) + " values");
+  const Choice where{corpus.backend->kind(), Kernel::Auto, Precision::Fp32, corpus.device};
+  return uploadMatrix(held.data(), held.length() / corpus.cols, corpus.cols, where, held.pinned());
+}
+
+// matrixSearch(corpus: NativeMatrix, queries: NativeMatrix | Float32Array, k, metric?, precision?, scores, indices,
+//              abort?) → Promise<undefined> (arguments.h, parseSearchDestination): queued as a read of both, like a
+// product.
 Napi::Value MatrixSearch(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     auto corpus = NativeMatrix::require(info[0], "corpus");
-    auto queries = NativeMatrix::require(info[1], "queries");
-    const SearchRequest request{queries->rows, corpus->cols, parseSearchCount(info[2]), parseMetric(info[3]),
-                                parsePrecision(info[4])};
+    const int64_t k = parseSearchCount(info[2]);
+    const Metric metric = parseMetric(info[3]);
+    const Precision precision = parsePrecision(info[4]);
     std::shared_ptr<CallAbort> abort = parseAbort(info[7]);
-    checkMatrixSearch(*corpus, *queries, request.k);
+    checkSearchCorpus(*corpus, k);
+    auto queries = searchQueries(info[1], *corpus);
+    checkMatrixSearch(*corpus, *queries, k);
+    const SearchRequest request{queries->rows, corpus->cols, k, metric, precision};
     auto results = std::make_shared<SearchDestination>(parseSearchDestination(info[5], info[6], request.queries * request.k));
     auto work = enqueueMatrixSearch(*corpus, *queries, request, results->scores.data(),
                                     reinterpret_cast<uint32_t*>(results->indices.data()));

@@ -156,21 +156,25 @@ std::unique_ptr<Work> enqueueMatrixGemm(const MatrixData& a, const MatrixData& b
   return a.backend->enqueueGemm(a, b, c, shape, batch, choice, std::move(withdrawable));
 }
 
-void checkMatrixSearch(const MatrixData& corpus, const MatrixData& queries, int64_t k) {
-  requireSamePlace(corpus, queries, corpus, "the corpus and the queries");
+void checkSearchCorpus(const MatrixData& corpus, int64_t k) {
   if (corpus.rows == 0 || corpus.cols == 0)
     throw MatmulError(ErrorKind::Range, "corpus: a " + dims(corpus.rows, corpus.cols) + " Matrix has no rows to search");
   // Rows are reported as Uint32Array indices.
   if (corpus.rows > int64_t{UINT32_MAX})
     throw MatmulError(ErrorKind::Range, "corpus: " + std::to_string(corpus.rows) + " rows are more than a search reports (2^32 − 1)");
-  if (queries.cols != corpus.cols)
-    throw MatmulError(ErrorKind::Range, "queries: rows of " + std::to_string(queries.cols) + " values cannot be scored against a corpus of " +
-                                            std::to_string(corpus.cols) + "-value rows");
   const int64_t most = std::min(corpus.rows, kSearchMaxK);
   if (k < 1 || k > most)
     throw MatmulError(ErrorKind::Range, "k: expected 1 to " + std::to_string(most) +
                                             (most == kSearchMaxK ? " (the most a search returns)" : " (the corpus's rows)") +
                                             ", got " + std::to_string(k));
+}
+
+void checkMatrixSearch(const MatrixData& corpus, const MatrixData& queries, int64_t k) {
+  checkSearchCorpus(corpus, k);
+  requireSamePlace(corpus, queries, corpus, "the corpus and the queries");
+  if (queries.cols != corpus.cols)
+    throw MatmulError(ErrorKind::Range, "queries: rows of " + std::to_string(queries.cols) + " values cannot be scored against a corpus of " +
+                                            std::to_string(corpus.cols) + "-value rows");
 }
 
 std::unique_ptr<Work> enqueueMatrixSearch(const MatrixData& corpus, const MatrixData& queries, const SearchRequest& request,

@@ -41,8 +41,10 @@ std::unique_ptr<Work> enqueueMatrixGemm(const MatrixData& a, const MatrixData& b
                                         Precision precision, std::shared_ptr<CallAbort> withdrawable);
 std::unique_ptr<Work> enqueueMatrixDownload(const MatrixData& matrix, float* out, bool pinned);
 
-// Exact search (core/search.h): the checks when the call is made (one backend and device, rows of the corpus's
-// length, 1 ≤ k ≤ the corpus's rows, an index for every row: RangeError), then queued as a read of both Matrices.
+// Exact search (core/search.h): the checks when the call is made, before anything is copied: of the corpus (rows
+// to search, an index for every row, 1 ≤ k ≤ min(rows, kSearchMaxK)), then of the queries with it (one backend and
+// device, rows of the corpus's length): RangeError. Then queued as a read of both Matrices.
+void checkSearchCorpus(const MatrixData& corpus, int64_t k);
 void checkMatrixSearch(const MatrixData& corpus, const MatrixData& queries, int64_t k);
 std::unique_ptr<Work> enqueueMatrixSearch(const MatrixData& corpus, const MatrixData& queries, const SearchRequest& request,
                                           float* scores, uint32_t* indices);

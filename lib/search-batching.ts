@@ -1,0 +1,114 @@
+// Searches gathered while one runs (README, "corpus.search"): a search of a CPU corpus made, with its queries as an
+// array, while another search of that corpus is in flight waits with the others made meanwhile that ask for the same
+// k, metric and precision, and they run as one search of all their queries once a search in flight ends. A search
+// reads the corpus once whatever the number of queries (bench/NOTES.md, "Search on the CPU": 16 queries cost what one
+// does), so a server answering one query per request answers the requests that arrive together at about the cost of
+// one. On the CPU a query's scores are the same arithmetic whatever queries are beside it, so each caller gets the
+// bits it would alone. A search made when none is in flight is queued at once, alone.
+//
+// Program order: a search waiting here is queued (flushSearches) before any write into its corpus is, and before the
+// corpus is disposed, so it reads the corpus as it was when the search was made.
+import { native, NativeMatrixHandle } from './native';
+import type { SearchResult } from './types';
+
+// Queries in one search at most: the scores of a block of 256 corpus rows for 4 096 queries are 4 MiB.
+const MAX_QUERIES = 4096;
+
+interface Waiting {
+  queries: Float32Array; // a copy, taken when the search was made
+  rows: number;
+  resolve(result: SearchResult): void;
+  reject(error: unknown): void;
+}
+
+interface Group {
+  k: number;
+  metric?: string;
+  precision?: string;
+  calls: Waiting[];
+  rows: number;
+}
+
+interface CorpusSearches {
+  running: number;
+  groups: Map<string, Group>;
+}
+
+const byCorpus = new WeakMap<NativeMatrixHandle, CorpusSearches>();
+
+/** Each search of `group`'s queries as one native search, the results split among its calls. */
+function queue(corpus: NativeMatrixHandle, searches: CorpusSearches, group: Group): void {
+  const { k, metric, precision, calls, rows } = group;
+  const queries = calls.length === 1 ? calls[0].queries : concatenated(calls, rows * corpus.cols);
+  const [scores, indices] = [new Float32Array(rows * k), new Uint32Array(rows * k)];
+  let search: Promise<void>;
+  try {
+    search = native.matrixSearch(corpus, queries, k, metric, precision, scores, new Float32Array(indices.buffer));
+  } catch (error) {
+    for (const call of calls) call.reject(error);
+    return;
+  }
+  searches.running++;
+  search.then(
+    () => {
+      let row = 0;
+      for (const call of calls) {
+        const [from, to] = [row * k, (row + call.rows) * k];
+        call.resolve({ indices: calls.length === 1 ? indices : indices.slice(from, to), scores: calls.length === 1 ? scores : scores.slice(from, to) });
+        row += call.rows;
+      }
+      ended(corpus, searches);
+    },
+    (error: unknown) => {
+      for (const call of calls) call.reject(error);
+      ended(corpus, searches);
+    },
+  );
+}
+
+function concatenated(calls: Waiting[], length: number): Float32Array {
+  const all = new Float32Array(length);
+  let at = 0;
+  for (const { queries } of calls) {
+    all.set(queries, at);
+    at += queries.length;
+  }
+  return all;
+}
+
+function ended(corpus: NativeMatrixHandle, searches: CorpusSearches): void {
+  searches.running--;
+  flushSearches(corpus);
+}
+
+/** Queues every search of `corpus` that waits here, now: before a write into the corpus, or its disposal. */
+export function flushSearches(corpus: NativeMatrixHandle): void {
+  const searches = byCorpus.get(corpus);
+  if (!searches || searches.groups.size === 0) return;
+  const groups = [...searches.groups.values()];
+  searches.groups.clear();
+  for (const group of groups) queue(corpus, searches, group);
+}
+
+/**
+ * A search of a CPU corpus with `rows` queries from an array (checked), queued at once when none is in flight,
+ * else gathered with the searches made meanwhile.
+ */
+export function searchGathered(corpus: NativeMatrixHandle, queries: Float32Array, rows: number, k: number, metric?: string, precision?: string): Promise<SearchResult> {
+  let searches = byCorpus.get(corpus);
+  if (!searches) byCorpus.set(corpus, (searches = { running: 0, groups: new Map() }));
+  const key = `${k} ${metric ?? 'dot'} ${precision ?? 'fp32'}`;
+  return new Promise<SearchResult>((resolve, reject) => {
+    const call: Waiting = { queries: searches.running === 0 ? queries : queries.slice(), rows, resolve, reject };
+    if (searches.running === 0) return queue(corpus, searches, { k, metric, precision, calls: [call], rows });
+    let group = searches.groups.get(key);
+    if (group && group.rows + rows > MAX_QUERIES) {
+      searches.groups.delete(key);
+      queue(corpus, searches, group); // full: it runs beside the one in flight
+      group = undefined;
+    }
+    if (!group) searches.groups.set(key, (group = { k, metric, precision, calls: [], rows: 0 }));
+    group.calls.push(call);
+    group.rows += rows;
+  });
+}
