@@ -1,6 +1,6 @@
 // Exact search (lib/matrix.ts, Matrix#search): for each query, the k rows of a corpus Matrix that score best
 // against it, best first. What every backend shares: the metrics, the order of candidates, and the k best of a
-// stream of them. README, "Search", says what callers see.
+// stream of them. README, "corpus.search", says what callers see.
 #pragma once
 
 #include <algorithm>
@@ -16,10 +16,9 @@ namespace cuda_matmul {
 // smaller first. lib/options.ts lists the same names.
 enum class Metric { Dot, Cosine, L2 };
 inline constexpr const char* kMetricNames[] = {"dot", "cosine", "l2"};  // by Metric
-inline constexpr size_t kMetricCount = sizeof kMetricNames / sizeof *kMetricNames;
 
-// The most rows a search returns for each query, on every backend: the CUDA backend keeps a query's k best in one
-// block's shared memory.
+// The most rows a search returns for each query, on every backend alike: few enough that a query's k best fit one GPU
+// block's shared memory (8 KiB of keys).
 constexpr int64_t kSearchMaxK = 1024;
 
 // One call: `queries` rows of `dims` floats against the corpus's rows, the `k` best of them for each.
