@@ -159,7 +159,10 @@ export class Matrix {
       return abortable(signal, (abort) => native.matrixSearch(corpus, handle, k, metric, precision, scores, new Float32Array(indices.buffer), abort))
         .then(() => ({ indices, scores }));
     };
-    if (queries instanceof Matrix) return search(queries.#live('queries'), queries.#live('queries').rows);
+    if (queries instanceof Matrix) {
+      const handle = queries.#live('queries');
+      return search(handle, handle.rows);
+    }
     const rows = readSearchQueries(queries, corpus.cols);
     // On the CPU the queries are copied when the search is queued (native/binding/matrix_binding.cpp,
     // searchQueries): it is queued when the call is made, or gathered with others while one runs.

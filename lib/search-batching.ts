@@ -10,6 +10,7 @@
 // corpus is disposed, so it reads the corpus as it was when the search was made.
 import { native, NativeMatrixHandle } from './native';
 import type { SearchResult } from './types';
+import { newSearchResults } from './validate';
 
 // Queries in one search at most: the scores of a block of 256 corpus rows for 4 096 queries are 4 MiB.
 const MAX_QUERIES = 4096;
@@ -40,9 +41,10 @@ const byCorpus = new WeakMap<NativeMatrixHandle, CorpusSearches>();
 function queue(corpus: NativeMatrixHandle, searches: CorpusSearches, group: Group): void {
   const { k, metric, precision, calls, rows } = group;
   const queries = calls.length === 1 ? calls[0].queries : concatenated(calls, rows * corpus.cols);
-  const [scores, indices] = [new Float32Array(rows * k), new Uint32Array(rows * k)];
   let search: Promise<void>;
+  let scores: Float32Array, indices: Uint32Array;
   try {
+    ({ scores, indices } = newSearchResults(rows * k));
     search = native.matrixSearch(corpus, queries, k, metric, precision, scores, new Float32Array(indices.buffer));
   } catch (error) {
     for (const call of calls) call.reject(error);

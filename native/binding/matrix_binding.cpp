@@ -183,7 +183,7 @@ Napi::Value MatrixSearch(const Napi::CallbackInfo& info) {
     std::shared_ptr<CallAbort> abort = parseAbort(info[7]);
     checkSearchCorpus(*corpus, k);
     auto queries = searchQueries(info[1], *corpus);
-    checkMatrixSearch(*corpus, *queries, k);
+    checkSearchQueries(*corpus, *queries);
     const SearchRequest request{queries->rows, corpus->cols, k, metric, precision};
     auto results = std::make_shared<SearchDestination>(parseSearchDestination(info[5], info[6], request.queries * request.k));
     auto work = enqueueMatrixSearch(*corpus, *queries, request, results->scores.data(),

@@ -169,8 +169,7 @@ void checkSearchCorpus(const MatrixData& corpus, int64_t k) {
                                             ", got " + std::to_string(k));
 }
 
-void checkMatrixSearch(const MatrixData& corpus, const MatrixData& queries, int64_t k) {
-  checkSearchCorpus(corpus, k);
+void checkSearchQueries(const MatrixData& corpus, const MatrixData& queries) {
   requireSamePlace(corpus, queries, corpus, "the corpus and the queries");
   if (queries.cols != corpus.cols)
     throw MatmulError(ErrorKind::Range, "queries: rows of " + std::to_string(queries.cols) + " values cannot be scored against a corpus of " +

@@ -45,7 +45,7 @@ std::unique_ptr<Work> enqueueMatrixDownload(const MatrixData& matrix, float* out
 // to search, an index for every row, 1 ≤ k ≤ min(rows, kSearchMaxK)), then of the queries with it (one backend and
 // device, rows of the corpus's length): RangeError. Then queued as a read of both Matrices.
 void checkSearchCorpus(const MatrixData& corpus, int64_t k);
-void checkMatrixSearch(const MatrixData& corpus, const MatrixData& queries, int64_t k);
+void checkSearchQueries(const MatrixData& corpus, const MatrixData& queries);
 std::unique_ptr<Work> enqueueMatrixSearch(const MatrixData& corpus, const MatrixData& queries, const SearchRequest& request,
                                           float* scores, uint32_t* indices);
 
