@@ -17,7 +17,7 @@ const { random, relativeError } = require('./inputs');
 // variants), and its fallback to wgmma-t past 4 marked rows once.
 const SHAPES = [[1, 1, 1], [97, 131, 61], [97, 61, 131], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601], [1100, 20, 1000], [509, 301, 511], [3, 70001, 5], [61, 300, 2053], [61, 300, 30011], [40, 2500, 3001], [1, 2049, 77], [37, 2500, 64], [513, 2049, 1409], [513, 8193, 257]];
 const hopper = info().devices[0]?.computeCapability === '9.0';
-// SANITIZE_KERNELS=wgmma,wgmma-t keeps only those kernels' runs (racecheck on muld, blocktile and mma alone takes
+// SANITIZE_KERNELS=wgmma,wgmma-t keeps only those kernels' runs (search: the search's alone) (racecheck on muld, blocktile and mma alone takes
 // about 275 s on an H100: bench/NOTES.md, "The sanitizers and the suite on the reviewed kernels").
 const only = process.env.SANITIZE_KERNELS?.split(',');
 const RUNS = [
@@ -69,6 +69,23 @@ for (const { kernel, precision, tolerance } of RUNS) {
 // gemm with Aᵀ·Bᵀ held, α and β ('auto''s kernel, α and β on the host), on the same edge shapes (run once each,
 // checked against the CPU).
 (async () => {
+  // Matrix#search (native/cuda/kernels/select.cu): one row; two selection blocks and a second round at k = 1024;
+  // 4100 queries (two groups) over three chunks of scores. Each metric, against the CPU backend's search.
+  for (const [rows, d, m, k] of !only || only.includes('search') ? [[1, 1, 1, 1], [9000, 33, 3, 1024], [20000, 4, 4100, 3]] : []) {
+    const [corpus, queries] = [random(rows * d), random(m * d)];
+    const [onGpu, onCpu] = await Promise.all(['cuda', 'cpu'].map((backend) => Matrix.from(corpus, rows, d, { backend })));
+    for (const metric of ['dot', 'cosine', 'l2']) {
+      const [got, want] = [await onGpu.search(queries, { k, metric }), await onCpu.search(queries, { k, metric })];
+      // Rows may differ where the two backends' scores are within each other's rounding (a tie to them): relative
+      // to the values' scale, 1, since l2's ‖q‖² + ‖c‖² − 2q·c rounds at the norms' scale, not the distance's.
+      const differ = got.indices.filter((row, i) => row !== want.indices[i]).length;
+      const untied = got.indices.filter((row, i) => row !== want.indices[i] && !(Math.abs(got.scores[i] - want.scores[i]) <= 1e-5 * Math.max(1, Math.abs(want.scores[i])))).length;
+      const error = relativeError(got.scores, want.scores);
+      if (!(error < (metric === 'l2' ? 1e-4 : 1e-5)) || untied > 0) failures++;
+      console.log(`search ${metric} ${rows}×${d}, ${m} queries, k = ${k}: scores' relative error vs CPU ${error.toExponential(2)}, rows differing ${differ}, of which ${untied} NOT WHERE SCORES TIE`);
+    }
+    [onGpu, onCpu].forEach((x) => x.dispose());
+  }
   for (const [m, k, n] of SHAPES.slice(0, 5)) {
     const args = () => ({ a: Float32Array.from({ length: m * k }, Math.random), b: Float32Array.from({ length: k * n }, Math.random), m, k, n, transA: true, transB: true, alpha: 0.5, beta: 2 });
     const common = args();

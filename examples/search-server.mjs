@@ -2,16 +2,16 @@
 // values, standing in for a store of embeddings), and answers POST /search with a JSON body { vector, k } by the
 // k most similar rows, by cosine. It sends itself a few requests, prints the answers, and closes.
 //   node examples/search-server.mjs
-// The corpus is a CPU Matrix: the GPU's search is not built yet (README, "corpus.search").
+// The corpus lives on the GPU where there is one, else in host memory (README, "corpus.search").
 import http from 'node:http';
-import { Matrix } from 'cuda-matmul';
+import { info, Matrix } from 'cuda-matmul';
 
 const ROWS = 20_000, DIM = 384;
 // Seeded values, so that the answers below are the same each run.
 let state = 12345;
 const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 31 - 1);
 const embeddings = Float32Array.from({ length: ROWS * DIM }, next);
-const corpus = await Matrix.from(embeddings, ROWS, DIM, { backend: 'cpu' });
+const corpus = await Matrix.from(embeddings, ROWS, DIM, { backend: info().backend === 'cuda' ? 'cuda' : 'cpu' });
 
 const server = http.createServer(async (request, response) => {
   try {

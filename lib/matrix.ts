@@ -10,7 +10,7 @@
 // operation issued on it ends (those operations hold it natively).
 import { startIdleTrimming } from './idle';
 import { native, NativeMatrixHandle } from './native';
-import { flushSearches, searchGathered } from './search-batching';
+import { flushSearches, gathers, searchGathered } from './search-batching';
 import { abortable } from './abort';
 import { describe, newSearchResults, readMatrixDownload, readMatrixFrom, readMatrixProduct, readSearch, readSearchQueries } from './validate';
 import type { Backend, KernelName, Precision, SearchOptions, SearchResult } from './types';
@@ -164,9 +164,10 @@ export class Matrix {
       return search(handle, handle.rows);
     }
     const rows = readSearchQueries(queries, corpus.cols);
-    // On the CPU the queries are copied when the search is queued (native/binding/matrix_binding.cpp,
-    // searchQueries): it is queued when the call is made, or gathered with others while one runs.
-    if (corpus.backend === 'cpu') return signal ? search(queries, rows) : searchGathered(corpus, queries, rows, k, metric, precision);
+    // The binding copies queries from an array where the corpus lives when the search is queued
+    // (native/binding/matrix_binding.cpp, searchQueries): when the call is made, or once gathered with others.
+    if (!signal && gathers(corpus.backend, rows)) return searchGathered(corpus, queries, rows, k, metric, precision);
+    if (corpus.backend === 'cpu') return search(queries, rows);
     const uploaded = await Matrix.from(queries, rows, corpus.cols, { backend: corpus.backend, device: corpus.device, signal });
     try {
       return await search(uploaded.#live('queries'), rows);

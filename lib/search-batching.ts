@@ -1,10 +1,12 @@
-// Searches gathered while one runs (README, "corpus.search"): a search of a CPU corpus made, with its queries as an
-// array, while another search of that corpus is in flight waits with the others made meanwhile that ask for the same
-// k, metric and precision, and they run as one search of all their queries once a search in flight ends. A search
-// reads the corpus once whatever the number of queries (bench/NOTES.md, "Search on the CPU": 16 queries cost what one
-// does), so a server answering one query per request answers the requests that arrive together at about the cost of
-// one. On the CPU a query's scores are the same arithmetic whatever queries are beside it, so each caller gets the
-// bits it would alone. A search made when none is in flight is queued at once, alone.
+// Searches gathered while one runs (README, "corpus.search"): a search made, with its queries as an array, while
+// another search of that corpus is in flight waits with the others made meanwhile that ask for the same k, metric
+// and precision, and they run as one search of all their queries once a search in flight ends, or at once when
+// the group is full. A search reads the corpus once whatever the number of queries (bench/NOTES.md, "Search on the
+// CPU": 16 queries cost what one does; "Search on the GPU": 16 cost 1.2 times one), so a server answering one query
+// per request answers the requests that arrive together at about the cost of one. A query's scores are the same
+// arithmetic whatever queries are beside it (on the GPU up to 16 of them: the few-rows product with every sum in
+// order of k), so each caller gets the bits it would alone. A search made when none is in flight is queued at once,
+// alone.
 //
 // Program order: a search waiting here is queued (flushSearches) before any write into its corpus is, and before the
 // corpus is disposed, so it reads the corpus as it was when the search was made.
@@ -12,8 +14,12 @@ import { native, NativeMatrixHandle } from './native';
 import type { SearchResult } from './types';
 import { newSearchResults } from './validate';
 
-// Queries in one search at most: the scores of a block of 256 corpus rows for 4 096 queries are 4 MiB.
-const MAX_QUERIES = 4096;
+// Queries in one search at most: on the CPU the scores of a block of 256 corpus rows for 4 096 queries are 4 MiB;
+// on the GPU 16, the most whose scores come from the few-rows product (native/cuda/resident.cu).
+const MAX_QUERIES = { cpu: 4096, cuda: 16 } as const;
+
+/** Whether a search of `rows` queries from an array may be gathered with others. */
+export const gathers = (backend: 'cpu' | 'cuda', rows: number): boolean => rows <= MAX_QUERIES[backend];
 
 interface Waiting {
   queries: Float32Array; // a copy, taken when the search was made
@@ -93,8 +99,8 @@ export function flushSearches(corpus: NativeMatrixHandle): void {
 }
 
 /**
- * A search of a CPU corpus with `rows` queries from an array (checked), queued at once when none is in flight,
- * else gathered with the searches made meanwhile.
+ * A search of `rows` queries from an array (checked; gathers() says it may be gathered), queued at once when none
+ * is in flight, else gathered with the searches made meanwhile.
  */
 export function searchGathered(corpus: NativeMatrixHandle, queries: Float32Array, rows: number, k: number, metric?: string, precision?: string): Promise<SearchResult> {
   let searches = byCorpus.get(corpus);
@@ -104,7 +110,7 @@ export function searchGathered(corpus: NativeMatrixHandle, queries: Float32Array
     const call: Waiting = { queries: searches.running === 0 ? queries : queries.slice(), rows, resolve, reject };
     if (searches.running === 0) return queue(corpus, searches, { k, metric, precision, calls: [call], rows });
     let group = searches.groups.get(key);
-    if (group && group.rows + rows > MAX_QUERIES) {
+    if (group && group.rows + rows > MAX_QUERIES[corpus.backend]) {
       searches.groups.delete(key);
       queue(corpus, searches, group); // full: it runs beside the one in flight
       group = undefined;

@@ -395,3 +395,34 @@ export function readGemm(
     throw new RangeError('c: must not share memory with a or b (they are read while it is written)');
   return { kind: 'arrays', args: read, options: opts, signal: abortSignal };
 }
+
+/** Corpus.from's arguments, read once: the rows' pieces (one array, or several of whole rows), and the devices to
+ * shard over ('all': every CUDA device found). */
+export function readCorpusFrom(data: unknown, rows: unknown, cols: unknown, options: unknown, deviceCount: number): { pieces: Float32Array[]; devices: number[]; signal?: AbortSignal } {
+  const { devices, signal } = readObject(options, ['devices', 'signal']);
+  const pieces = Array.isArray(data) ? data : [data];
+  if (pieces.length === 0) throw new RangeError('data: expected a Float32Array or a non-empty array of them');
+  const r = checkCount(rows, 'rows'), c = checkCount(cols, 'cols');
+  if (c === 0) throw new RangeError('cols: a corpus needs rows of at least 1 value, got 0');
+  const length = checkedProduct(r, c, 'rows·cols');
+  let total = 0;
+  pieces.forEach((piece: unknown, i) => {
+    const name = Array.isArray(data) ? `data[${i}]` : 'data';
+    checkFloat32Array(piece, name);
+    if (Array.isArray(data) && lengthOf(piece) % c !== 0)
+      throw new RangeError(`${name}: length ${lengthOf(piece)} is not a whole number of rows of ${c} values`);
+    total += lengthOf(piece);
+  });
+  if (total !== length) throw new RangeError(`data: length ${total} does not match rows·cols = ${length}`);
+  const abortSignal = checkSignal(signal);
+  if (deviceCount === 0) throw new Error('Corpus: no usable CUDA device here (info().reason says why)');
+  if (devices === undefined || devices === 'all') return { pieces, devices: Array.from({ length: deviceCount }, (_, i) => i), signal: abortSignal };
+  if (!Array.isArray(devices) || devices.length === 0)
+    throw new TypeError(`devices: expected 'all' or a non-empty array of device indices, got ${describe(devices)}`);
+  for (const device of devices) {
+    checkDevice(device);
+    if ((device as number) >= deviceCount) throw new RangeError(`devices: ${device} does not exist; ${deviceCount} CUDA device(s) found`);
+  }
+  if (new Set(devices).size !== devices.length) throw new RangeError(`devices: ${devices.join(', ')} names a device twice`);
+  return { pieces, devices: devices as number[], signal: abortSignal };
+}

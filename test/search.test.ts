@@ -1,91 +1,23 @@
 // Matrix#search: the k best rows of a corpus for each query, against a float64 brute-force reference. Indices may
 // differ from the reference's only where scores tie within the precision's tolerance; the judge (judgeSearch) says
 // how: each returned score is its row's own within tolerance, the list is in the documented order, and no row left
-// out beats the last one returned by more than the tolerance of the two. On the CPU backend (the CUDA backend's
-// search is to come: README, "Search").
+// out beats the last one returned by more than the tolerance of the two. On the CPU backend, and on the GPU in
+// fp32 and tf32 (skipped visibly without one).
 import fc from 'fast-check';
-import { gemm, Matrix, Metric, SearchResult } from '../lib';
-import { randomMatrix } from './helpers';
+import { Backend, gemm, Matrix, Metric, Precision, SearchResult } from '../lib';
+import { hasGpu, randomMatrix } from './helpers';
+import { judgeAll, METRICS, TOLERANCE } from './search-judge';
 
-const METRICS: Metric[] = ['dot', 'cosine', 'l2'];
-const TOLERANCE = 1e-5;
+// tf32 rounds each value to 11 bits before the product: a relative error up to 2^-11 per term.
+const RUNS: { backend: Backend; precision: Precision; tolerance: number }[] = [
+  { backend: 'cpu', precision: 'fp32', tolerance: TOLERANCE },
+  { backend: 'cuda', precision: 'fp32', tolerance: TOLERANCE },
+  { backend: 'cuda', precision: 'tf32', tolerance: 2 ** -10 },
+];
 
-/** Every row's float64 score against one query, and the scale its rounding error is relative to. */
-function referenceScores(corpus: Float32Array, rows: number, d: number, query: Float32Array, metric: Metric) {
-  const scores = new Float64Array(rows), scales = new Float64Array(rows);
-  let queryNorm2 = 0;
-  for (let j = 0; j < d; j++) queryNorm2 += query[j] * query[j];
-  for (let r = 0; r < rows; r++) {
-    let dot = 0, magnitude = 0, rowNorm2 = 0;
-    for (let j = 0; j < d; j++) {
-      const c = corpus[r * d + j];
-      dot += query[j] * c;
-      magnitude += Math.abs(query[j] * c);
-      rowNorm2 += c * c;
-    }
-    if (metric === 'dot') {
-      [scores[r], scales[r]] = [dot, magnitude];
-    } else if (metric === 'cosine') {
-      // Relative to the norms, float32's underflow (up to its smallest normal value a term) may be any cosine.
-      const norms = Math.sqrt(queryNorm2 * rowNorm2);
-      [scores[r], scales[r]] = norms === 0 ? [0, 0] : [dot / norms, magnitude / norms + 1 + (2 * d * 2 ** -126) / norms / TOLERANCE];
-    } else {
-      let distance = 0;
-      for (let j = 0; j < d; j++) distance += (query[j] - corpus[r * d + j]) ** 2;
-      [scores[r], scales[r]] = [distance, queryNorm2 + rowNorm2 + 2 * magnitude];
-    }
-  }
-  return { scores, scales };
-}
+describe.each(RUNS)('search on the $backend backend in $precision', ({ backend, precision, tolerance }) => {
+  if (backend === 'cuda' && !hasGpu) return void test.skip('SKIPPED: no usable GPU here', () => undefined);
 
-/** Whether score x ranks before y: the metric's better one first, NaN after every number. */
-const before = (metric: Metric, x: number, y: number) =>
-  Number.isNaN(y) ? !Number.isNaN(x) : metric === 'l2' ? x < y : x > y;
-
-/** What is wrong with `result` for query `i` (an empty list when nothing is). */
-function judgeSearch(result: SearchResult, i: number, k: number, corpus: Float32Array, rows: number, d: number,
-                     query: Float32Array, metric: Metric, tolerance = TOLERANCE): string[] {
-  const wrong: string[] = [];
-  const { scores: want, scales } = referenceScores(corpus, rows, d, query, metric);
-  const indices = Array.from(result.indices.subarray(i * k, (i + 1) * k));
-  const scores = Array.from(result.scores.subarray(i * k, (i + 1) * k));
-  if (new Set(indices).size !== k) wrong.push(`query ${i}: rows repeat: ${indices}`);
-  indices.forEach((row, p) => {
-    if (!(row < rows)) return void wrong.push(`query ${i}: row ${row} is not in the corpus`);
-    const [got, expected] = [scores[p], want[row]];
-    // Beside the relative bound, what float32 loses to underflow: up to its smallest normal value a term.
-    const bound = tolerance * scales[row] + d * 2 ** -126;
-    const close = Number.isNaN(expected) ? Number.isNaN(got) : Math.abs(got - expected) <= bound || got === expected;
-    if (!close) wrong.push(`query ${i}, place ${p}: row ${row} scored ${got}, float64 says ${expected}`);
-    if (p > 0) {
-      const [previous, previousRow] = [scores[p - 1], indices[p - 1]];
-      const tie = previous === got || (Number.isNaN(previous) && Number.isNaN(got));
-      if (before(metric, got, previous) || (tie && previousRow > row))
-        wrong.push(`query ${i}, place ${p}: row ${row} (${got}) comes after row ${previousRow} (${previous})`);
-    }
-  });
-  const last = indices[k - 1];
-  const returned = new Set(indices);
-  for (let r = 0; r < rows && wrong.length < 5; r++) {
-    if (returned.has(r) || Number.isNaN(want[r])) continue;
-    const margin = tolerance * (scales[r] + scales[last]) + 2 * d * 2 ** -126;
-    const beats = Number.isNaN(want[last]) || (metric === 'l2' ? want[r] < want[last] - margin : want[r] > want[last] + margin);
-    if (beats) wrong.push(`query ${i}: row ${r} (float64 ${want[r]}) beats the last one returned, row ${last} (${want[last]})`);
-  }
-  return wrong;
-}
-
-function judgeAll(result: SearchResult, queries: Float32Array, m: number, k: number, corpus: Float32Array, rows: number,
-                  d: number, metric: Metric): string[] {
-  expect(result.indices).toBeInstanceOf(Uint32Array);
-  expect(result.scores).toBeInstanceOf(Float32Array);
-  expect([result.indices.length, result.scores.length]).toEqual([m * k, m * k]);
-  return Array.from({ length: m }, (_, i) => judgeSearch(result, i, k, corpus, rows, d, queries.subarray(i * d, (i + 1) * d), metric)).flat();
-}
-
-const backend = 'cpu';
-
-describe(`search on the ${backend} backend`, () => {
   // [rows, d, queries, k]: k = 1 and k = rows, d = 1, one query, rows past a block of the CPU's (2048).
   const CASES: [number, number, number, number][] = [
     [1, 1, 1, 1],
@@ -100,8 +32,8 @@ describe(`search on the ${backend} backend`, () => {
     test.each(CASES)('%i rows of %i values, %i queries, k = %i: the reference\'s best rows in order', async (rows, d, m, k) => {
       const corpus = randomMatrix(rows * d), queries = randomMatrix(m * d);
       const C = await Matrix.from(corpus, rows, d, { backend });
-      const result = await C.search(queries, { k, metric });
-      expect(judgeAll(result, queries, m, k, corpus, rows, d, metric)).toEqual([]);
+      const result = await C.search(queries, { k, metric, precision });
+      expect(judgeAll(result, queries, m, k, corpus, rows, d, metric, tolerance)).toEqual([]);
       C.dispose();
     });
   });
@@ -112,7 +44,7 @@ describe(`search on the ${backend} backend`, () => {
     const C = await Matrix.from(corpus, rows, d, { backend });
     const Q = await Matrix.from(queries, m, d, { backend });
     for (const metric of METRICS) {
-      const [fromArray, fromMatrix] = [await C.search(queries, { k, metric }), await C.search(Q, { k, metric })];
+      const [fromArray, fromMatrix] = [await C.search(queries, { k, metric, precision }), await C.search(Q, { k, metric, precision })];
       expect(fromMatrix.indices).toEqual(fromArray.indices);
       expect(Buffer.from(fromMatrix.scores.buffer).equals(Buffer.from(fromArray.scores.buffer))).toBe(true);
     }
@@ -127,7 +59,7 @@ describe(`search on the ${backend} backend`, () => {
     const query = randomMatrix(d);
     const C = await Matrix.from(corpus, rows, d, { backend });
     for (const metric of METRICS) {
-      const { indices, scores } = await C.search(query, { k: 100, metric });
+      const { indices, scores } = await C.search(query, { k: 100, metric, precision });
       expect(Array.from(indices)).toEqual(Array.from({ length: 100 }, (_, i) => i));
       expect(new Set(scores).size).toBe(1);
     }
@@ -139,7 +71,7 @@ describe(`search on the ${backend} backend`, () => {
     const C = await Matrix.from(randomMatrix(rows * d), rows, d, { backend });
     const query = Float32Array.from([0.5, NaN, 0.25, 1]);
     for (const metric of METRICS) {
-      const { indices, scores } = await C.search(query, { k, metric });
+      const { indices, scores } = await C.search(query, { k, metric, precision });
       expect(Array.from(indices)).toEqual([0, 1, 2, 3, 4]);
       expect(Array.from(scores).every(Number.isNaN)).toBe(true);
     }
@@ -151,10 +83,10 @@ describe(`search on the ${backend} backend`, () => {
     // Row 1 holds NaN; row 3 scores +Infinity against the query (1, 1) by dot, row 4 −Infinity.
     const corpus = Float32Array.from([0.5, 0.5, NaN, 1, 0.25, 0, Infinity, 0, -Infinity, 0, 0.75, 0.75]);
     const C = await Matrix.from(corpus, 6, d, { backend });
-    const { indices, scores } = await C.search(Float32Array.from([1, 1]), { k: 6, metric: 'dot' });
+    const { indices, scores } = await C.search(Float32Array.from([1, 1]), { k: 6, metric: 'dot', precision });
     expect(Array.from(indices)).toEqual([3, 5, 0, 2, 4, 1]);
     expect(Array.from(scores)).toEqual([Infinity, 1.5, 1, 0.25, -Infinity, NaN]);
-    const l2 = await C.search(Float32Array.from([1, 1]), { k: 6, metric: 'l2' });
+    const l2 = await C.search(Float32Array.from([1, 1]), { k: 6, metric: 'l2', precision });
     // ‖q − c‖² is ∞ for both infinite rows (not the ∞ − ∞ of ‖q‖² + ‖c‖² − 2q·c), NaN for the NaN row.
     expect(Array.from(l2.indices)).toEqual([5, 0, 2, 3, 4, 1]);
     expect(Array.from(l2.scores)).toEqual([0.125, 0.5, 1.5625, Infinity, Infinity, NaN]);
@@ -164,10 +96,10 @@ describe(`search on the ${backend} backend`, () => {
   test('cosine: a row or a query of zeros scores 0 against everything', async () => {
     const corpus = Float32Array.from([0, 0, 0, 1, 0, 0, -1, 0, 0]);
     const C = await Matrix.from(corpus, 3, 3, { backend });
-    const rows = await C.search(Float32Array.from([-2, 0, 0]), { k: 3, metric: 'cosine' });
+    const rows = await C.search(Float32Array.from([-2, 0, 0]), { k: 3, metric: 'cosine', precision });
     expect(Array.from(rows.indices)).toEqual([2, 0, 1]);
     expect(Array.from(rows.scores)).toEqual([1, 0, -1]);
-    const zeros = await C.search(new Float32Array(3), { k: 3, metric: 'cosine' });
+    const zeros = await C.search(new Float32Array(3), { k: 3, metric: 'cosine', precision });
     expect(Array.from(zeros.indices)).toEqual([0, 1, 2]);
     expect(Array.from(zeros.scores)).toEqual([0, 0, 0]);
     C.dispose();
@@ -179,18 +111,35 @@ describe(`search on the ${backend} backend`, () => {
     const C = await Matrix.from(corpus, rows, d, { backend });
     // ‖q‖² + ‖c‖² − 2q·c rounds to either side of 0 for equal vectors; below is no distance.
     for (const row of [0, 77, 150, 199]) {
-      const { indices, scores } = await C.search(corpus.slice(row * d, (row + 1) * d), { k: 1, metric: 'l2' });
+      const { indices, scores } = await C.search(corpus.slice(row * d, (row + 1) * d), { k: 1, metric: 'l2', precision });
       expect(indices[0]).toBe(row);
       expect(scores[0]).toBeGreaterThanOrEqual(0);
-      expect(scores[0]).toBeLessThan(1e-5 * d);
+      expect(scores[0]).toBeLessThan(tolerance * d);
     }
     C.dispose();
   });
 
   test('no queries: empty results', async () => {
     const C = await Matrix.from(randomMatrix(20), 5, 4, { backend });
-    const { indices, scores } = await C.search(new Float32Array(0), { k: 3 });
+    const { indices, scores } = await C.search(new Float32Array(0), { k: 3, precision });
     expect([indices.length, scores.length]).toEqual([0, 0]);
+    C.dispose();
+  });
+
+  // On the GPU: the selection's blocks take 8192 rows each and keep the k best of those again until k are left;
+  // its scores exist for at most 4096 queries and 32 Mi scores at a time (native/cuda/resident.cu).
+  test.each([
+    [100_000, 16, 2, 1024],
+    [20_000, 4, 4100, 5],
+  ])('%i rows of %i values, %i queries, k = %i: past a selection block, a chunk of scores and a group of queries', async (rows, d, m, k) => {
+    const corpus = randomMatrix(rows * d), queries = randomMatrix(m * d);
+    const C = await Matrix.from(corpus, rows, d, { backend });
+    // The reference costs 20 ms a query here: every 41st query, and those about the groups' boundary.
+    const judged = (i: number) => i % 41 === 0 || Math.abs(i - 4096) < 8 || i === m - 1;
+    for (const metric of METRICS) {
+      const result = await C.search(queries, { k, metric, precision });
+      expect(judgeAll(result, queries, m, k, corpus, rows, d, metric, tolerance, judged)).toEqual([]);
+    }
     C.dispose();
   });
 
@@ -214,24 +163,25 @@ describe(`search on the ${backend} backend`, () => {
         pick.forEach((which, r) => corpus.set(distinct.slice(which * s.d, (which + 1) * s.d), r * s.d));
         const q = Float32Array.from(queries);
         const C = await Matrix.from(corpus, s.rows, s.d, { backend });
-        const result = await C.search(q, { k, metric: s.metric });
+        const result = await C.search(q, { k, metric: s.metric, precision });
         C.dispose();
-        expect(judgeAll(result, q, s.m, k, corpus, s.rows, s.d, s.metric)).toEqual([]);
+        expect(judgeAll(result, q, s.m, k, corpus, s.rows, s.d, s.metric, tolerance)).toEqual([]);
       }),
       { numRuns: 150 },
     );
   });
 });
 
-// lib/search-batching.ts: searches of a CPU corpus made while one runs are gathered into one search.
-describe('searches made while one runs, gathered (cpu)', () => {
+// lib/search-batching.ts: searches of a corpus made while one runs are gathered into one search.
+describe.each(['cpu', 'cuda'] as Backend[])('searches made while one runs, gathered (%s)', (backend) => {
+  if (backend === 'cuda' && !hasGpu) return void test.skip('SKIPPED: no usable GPU here', () => undefined);
   const same = (x: SearchResult, y: SearchResult) =>
     Buffer.from(x.indices.buffer, x.indices.byteOffset, x.indices.byteLength).equals(Buffer.from(y.indices.buffer, y.indices.byteOffset, y.indices.byteLength)) &&
     Buffer.from(x.scores.buffer, x.scores.byteOffset, x.scores.byteLength).equals(Buffer.from(y.scores.buffer, y.scores.byteOffset, y.scores.byteLength));
 
   test('60 searches at once, of 1 to 3 queries and two values of k: each gets the bits it gets alone', async () => {
     const [rows, d] = [20_000, 40];
-    const C = await Matrix.from(randomMatrix(rows * d), rows, d, { backend: 'cpu' });
+    const C = await Matrix.from(randomMatrix(rows * d), rows, d, { backend });
     const calls = Array.from({ length: 60 }, (_, i) => ({ queries: randomMatrix((1 + (i % 3)) * d), k: i % 2 ? 5 : 12, metric: METRICS[i % 3] }));
     const together = await Promise.all(calls.map(({ queries, k, metric }) => C.search(queries, { k, metric })));
     for (const [i, { queries, k, metric }] of calls.entries()) {
@@ -242,17 +192,36 @@ describe('searches made while one runs, gathered (cpu)', () => {
     C.dispose();
   });
 
+  // 12 rows: fewer than the queries, and few enough that the GPU's product splits K to fill the device.
+  test.each([
+    [50_000, 96, 20],
+    [12, 700, 5],
+  ])('one query of 16 in one call gets the bits it gets alone, in fp32 and tf32 (%i rows of %i values, k = %i)', async (rows, d, k) => {
+    const m = 16;
+    const C = await Matrix.from(randomMatrix(rows * d), rows, d, { backend });
+    const queries = randomMatrix(m * d);
+    for (const precision of ['fp32', 'tf32'] as Precision[])
+      for (const metric of METRICS) {
+        const all = await C.search(queries, { k, metric, precision });
+        for (const i of [0, 1, 2, 3, 4, 7, 8, 15]) {
+          const alone = await C.search(queries.slice(i * d, (i + 1) * d), { k, metric, precision });
+          expect(same({ indices: all.indices.subarray(i * k, (i + 1) * k), scores: all.scores.subarray(i * k, (i + 1) * k) }, alone)).toBe(true);
+        }
+      }
+    C.dispose();
+  });
+
   test('a search waiting to be gathered reads the corpus as it was when made, whatever is written into it after', async () => {
     const [rows, d] = [30_000, 64];
     const before = randomMatrix(rows * d);
-    const C = await Matrix.from(before, rows, d, { backend: 'cpu' });
-    const original = await Matrix.from(before, rows, d, { backend: 'cpu' });
+    const C = await Matrix.from(before, rows, d, { backend });
+    const original = await Matrix.from(before, rows, d, { backend });
     const query = randomMatrix(d);
     const running = C.search(randomMatrix(200 * d), { k: 3 }); // in flight while the next is made
     const waiting = C.search(query, { k: 7 });
     // gemm writes C (c = 0·a·b + 0·c: zeros) as soon as the searches made before it are queued.
-    const zero = await Matrix.from(new Float32Array(rows), rows, 1, { backend: 'cpu' });
-    const written = gemm({ a: zero, b: await Matrix.from(new Float32Array(d), 1, d, { backend: 'cpu' }), c: C, m: rows, k: 1, n: d, alpha: 0, beta: 0 });
+    const zero = await Matrix.from(new Float32Array(rows), rows, 1, { backend });
+    const written = gemm({ a: zero, b: await Matrix.from(new Float32Array(d), 1, d, { backend }), c: C, m: rows, k: 1, n: d, alpha: 0, beta: 0 });
     const after = C.search(query, { k: 7 });
     await Promise.all([running, written]);
     expect(same(await waiting, await original.search(query, { k: 7 }))).toBe(true);
@@ -263,8 +232,8 @@ describe('searches made while one runs, gathered (cpu)', () => {
   test('disposing the corpus with searches waiting: they are queued first, and give their results', async () => {
     const [rows, d] = [20_000, 32];
     const data = randomMatrix(rows * d);
-    const C = await Matrix.from(data, rows, d, { backend: 'cpu' });
-    const copy = await Matrix.from(data, rows, d, { backend: 'cpu' });
+    const C = await Matrix.from(data, rows, d, { backend });
+    const copy = await Matrix.from(data, rows, d, { backend });
     const queries = Array.from({ length: 8 }, () => randomMatrix(d));
     const pending = queries.map((q) => C.search(q, { k: 4, metric: 'l2' }));
     C.dispose();
@@ -274,7 +243,7 @@ describe('searches made while one runs, gathered (cpu)', () => {
   });
 
   test('a waiting search whose k the corpus cannot give rejects alone, with the RangeError', async () => {
-    const C = await Matrix.from(randomMatrix(5000 * 8), 5000, 8, { backend: 'cpu' });
+    const C = await Matrix.from(randomMatrix(5000 * 8), 5000, 8, { backend });
     const running = C.search(randomMatrix(100 * 8), { k: 2 });
     const [bad, good] = [C.search(randomMatrix(8), { k: 1025 }), C.search(randomMatrix(8), { k: 3 })];
     await expect(bad).rejects.toThrow('k: expected 1 to 1024 (the most a search returns), got 1025');

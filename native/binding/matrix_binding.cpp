@@ -159,8 +159,8 @@ Napi::Value MatrixGemm(const Napi::CallbackInfo& info) {
 }
 
 // A search's queries: a NativeMatrix, or a Float32Array of rows of the corpus's width, copied now, on the calling
-// thread, to where the corpus lives (lib/matrix.ts passes arrays for CPU corpora alone, where that is a copy in host
-// memory, so that a search is queued when the call is made).
+// thread, to where the corpus lives (lib/matrix.ts passes arrays for CPU corpora, and for a GPU the at most 16
+// queries it gathers: a small copy, so that a search is queued when the call is made).
 std::shared_ptr<MatrixData> searchQueries(const Napi::Value& value, const MatrixData& corpus) {
   if (!value.IsTypedArray()) return NativeMatrix::require(value, "queries");
   const HeldArray held = HeldArray::takeInput(value, "queries");

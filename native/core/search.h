@@ -10,12 +10,52 @@
 
 #include "core/options.h"
 
+// The scoring below runs in both backends' code: the CPU's and, compiled by nvcc, the GPU's kernels
+// (cuda/kernels/select.cu), so that a row scores the same on either.
+#if defined(__CUDACC__)
+#define SEARCH_SCORING __host__ __device__ inline
+#else
+#define SEARCH_SCORING inline
+#endif
+
 namespace cuda_matmul {
 
 // dot: q·c, larger first. cosine: q·c / (‖q‖·‖c‖), larger first, 0 where either vector is all zeros. l2: ‖q − c‖²,
 // smaller first. lib/options.ts lists the same names.
 enum class Metric { Dot, Cosine, L2 };
 inline constexpr const char* kMetricNames[] = {"dot", "cosine", "l2"};  // by Metric
+
+// 1/‖x‖ from ‖x‖², 0 for a vector of zeros (its cosine with anything is 0).
+SEARCH_SCORING double inverseNorm(double squared) { return squared == 0.0 ? 0.0 : 1.0 / sqrt(squared); }
+
+// What the metric needs of a vector besides its dot products: for cosine 1/‖x‖, for l2 ‖x‖², from ‖x‖².
+SEARCH_SCORING double normTerm(Metric metric, double squaredNorm) {
+  return metric == Metric::Cosine ? inverseNorm(squaredNorm) : squaredNorm;
+}
+
+// What the metric makes of a row's dot product with a query, given both vectors' normTerm.
+SEARCH_SCORING float metricScore(Metric metric, float dot, double queryTerm, double rowTerm) {
+  switch (metric) {
+    case Metric::Dot:
+      return dot;
+    case Metric::Cosine:
+      return static_cast<float>(dot * queryTerm * rowTerm);
+    case Metric::L2: {
+      // ‖q‖² + ‖c‖² − 2q·c rounds below 0 for rows that (nearly) equal the query: the distance is 0 there.
+      const auto distance = static_cast<float>(queryTerm + rowTerm - 2.0 * dot);
+      return distance < 0.0f ? 0.0f : distance;
+    }
+  }
+  return dot;  // not reached: every metric is a case above
+}
+
+// ‖q − c‖² term by term: where the norms' form gives NaN from infinite values (∞ − ∞), this gives what IEEE
+// arithmetic makes of the distance itself (∞, or NaN where a value is NaN).
+SEARCH_SCORING float squaredDistance(const float* q, const float* c, int64_t d) {
+  float sum = 0.0f;
+  for (int64_t i = 0; i < d; ++i) sum += (q[i] - c[i]) * (q[i] - c[i]);
+  return sum;
+}
 
 // The most rows a search returns for each query, on every backend alike: few enough that a query's k best fit one GPU
 // block's shared memory (8 KiB of keys).

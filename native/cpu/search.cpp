@@ -26,38 +26,6 @@ constexpr int64_t kBlockRows = 256;
 // Below this much work (multiply-adds) another thread costs more than it saves.
 constexpr int64_t kWorkPerThread = int64_t{1} << 24;
 
-// 1/‖x‖ from ‖x‖², 0 for a vector of zeros (its cosine with anything is 0).
-double inverseNorm(double squared) { return squared == 0.0 ? 0.0 : 1.0 / std::sqrt(squared); }
-
-// ‖q − c‖² term by term: where the norms' form gives NaN from infinite values (∞ − ∞), this gives what IEEE
-// arithmetic makes of the distance itself (∞, or NaN where a value is NaN).
-float squaredDistance(const float* q, const float* c, int64_t d) {
-  float sum = 0.0f;
-  for (int64_t i = 0; i < d; ++i) sum += (q[i] - c[i]) * (q[i] - c[i]);
-  return sum;
-}
-
-// What the metric needs of a vector besides its dot products: for cosine 1/‖x‖, for l2 ‖x‖², from ‖x‖².
-double normTerm(Metric metric, double squaredNorm) {
-  return metric == Metric::Cosine ? inverseNorm(squaredNorm) : squaredNorm;
-}
-
-// What the metric makes of a row's dot product with a query, given both vectors' normTerm.
-float metricScore(Metric metric, float dot, double queryTerm, double rowTerm) {
-  switch (metric) {
-    case Metric::Dot:
-      return dot;
-    case Metric::Cosine:
-      return static_cast<float>(dot * queryTerm * rowTerm);
-    case Metric::L2: {
-      // ‖q‖² + ‖c‖² − 2q·c rounds below 0 for rows that (nearly) equal the query: the distance is 0 there.
-      const auto distance = static_cast<float>(queryTerm + rowTerm - 2.0 * dot);
-      return distance < 0.0f ? 0.0f : distance;
-    }
-  }
-  return dot;  // not reached: every metric is a case above
-}
-
 // The queries as the few-columns product takes them: strips of `width` queries, each d rows of `width` floats
 // (element [p][j] of a strip is value p of query j), the last strip padded with zeros.
 std::vector<float> packQueries(const float* queries, int64_t m, int64_t d, int width) {

@@ -106,8 +106,11 @@ class CudaBackend final : public ComputeBackend {
   std::unique_ptr<Work> enqueueDownload(const MatrixData& matrix, float* out, bool pinned) override {
     return enqueueResidentDownload(residentOf(matrix), out, pinned);
   }
-  std::unique_ptr<Work> enqueueSearch(const MatrixData&, const MatrixData&, const SearchRequest&, float*, uint32_t*) override {
-    throw MatmulError(ErrorKind::Failure, "search: not yet on the CUDA backend (a Matrix with backend: 'cpu' searches)");
+  std::unique_ptr<Work> enqueueSearch(const MatrixData& corpus, const MatrixData& queries, const SearchRequest& r,
+                                      float* scores, uint32_t* indices) override {
+    const Choice choice{Backend::Cuda, Kernel::Auto, r.precision, corpus.device};
+    return enqueueResidentSearch(residentOf(corpus), residentOf(queries), r, [choice](const GemmShape& s) { return plan(choice, s); },
+                                 scores, indices);
   }
 
  private:

@@ -37,6 +37,7 @@ void enqueueGemm(const KernelPlan& plan, const DeviceResident& a, const DeviceRe
     GemmOperands operands = productOf(rowsOfOperand(a.data(), row, layouts.transA), bk, c.rowsFrom(row), rows, s.k, s.n,
                                       b.data(), aClasses, bClasses ? bClasses : operandB->classes(), layouts);
     operands.epilogue = {s.alpha, s.beta};  // in the kernel's store, or in the sum of K's slices
+    operands.sameSumsPerRow = plan.sameSumsPerRow;
     launch->run(operands, stream);
   }
 }

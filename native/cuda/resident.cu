@@ -7,6 +7,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "cuda/check.h"
 #include "cuda/device_work.h"
 #include "cuda/gemm_ops.h"
+#include "cuda/kernels/select.h"
 #include "cuda/transfer/host_copy.h"
 #include "cuda/withdrawal.h"
 
@@ -177,6 +180,146 @@ std::unique_ptr<Work> enqueueResidentBatchedGemm(const std::shared_ptr<DeviceRes
                      queued.queue.ordered.stream);
   checkCuda(cudaGetLastError(), "strided batch");
   return queued.finish();
+}
+
+namespace {
+
+// A search's scores exist a chunk at a time: a group of at most kSearchGroupQueries queries against as many corpus
+// rows as keep the chunk within kSearchChunkFloats (128 MiB), whole segments of the selection's (select.h). The
+// product of a chunk fills the device (a million rows against one query is one chunk; 512 queries, 65 536 rows).
+constexpr int64_t kSearchChunkFloats = int64_t{32} << 20;
+constexpr int64_t kSearchGroupQueries = 4096;
+
+int64_t searchChunkRows(int64_t groupQueries, int64_t rows) {
+  const int64_t segments = std::max<int64_t>(1, kSearchChunkFloats / groupQueries / kSelectSegment);
+  return std::min(rows, segments * kSelectSegment);
+}
+
+// The corpus rows' normTerm for `metric`, found now (queued on `stream`) unless found for it since the last write
+// (resident.h, DeviceResident::normTerms); null for dot, which needs none.
+const double* normTermsOf(DeviceResident& corpus, Metric metric, cudaStream_t stream, HeldResources& held) {
+  if (metric == Metric::Dot) return nullptr;
+  if (!corpus.normTerms) corpus.normTerms = std::make_shared<DeviceAllocation>(corpus.device, sizeof(double) * corpus.rows);
+  auto* terms = reinterpret_cast<double*>(corpus.normTerms->floats());
+  if (corpus.normsFor != metric || corpus.normsAt != corpus.writes) {
+    launchNormTerms(corpus.floats(), corpus.pitch, corpus.rows, corpus.cols, metric, terms, stream);
+    corpus.normsFor = metric;
+    corpus.normsAt = corpus.writes;
+  }
+  held.push_back(corpus.normTerms);
+  return terms;
+}
+
+// Device memory for `count` values of T, held by the work.
+template <class T>
+T* deviceArray(int device, int64_t count, HeldResources& held) {
+  auto memory = std::make_shared<DeviceAllocation>(device, sizeof(T) * static_cast<size_t>(std::max<int64_t>(count, 1)));
+  held.push_back(memory);
+  return reinterpret_cast<T*>(memory->floats());
+}
+
+// Each query's k best of `count` keys at the head of its row of `keys` (the k best so far, then a chunk's
+// segments' k best each), back into the head: selected segment by segment, between keys and spare, until k are
+// left. spare's rows hold what one round makes of a row of keys.
+void keepBest(uint64_t* keys, int64_t keyPitch, int64_t count, uint64_t* spare, int64_t sparePitch, int64_t queries,
+              int64_t k, cudaStream_t stream) {
+  uint64_t *in = keys, *out = spare;
+  int64_t inPitch = keyPitch, outPitch = sparePitch;
+  for (; count > k; count = selectSegments(count) * k) {
+    launchSelectKeys(in, inPitch, count, queries, k, out, outPitch, stream);
+    std::swap(in, out);
+    std::swap(inPitch, outPitch);
+  }
+  if (in != keys)
+    checkCuda(cudaMemcpy2DAsync(keys, sizeof(uint64_t) * keyPitch, in, sizeof(uint64_t) * inPitch, sizeof(uint64_t) * k,
+                                queries, cudaMemcpyDeviceToDevice, stream),
+              "cudaMemcpy2DAsync(search keys)");
+}
+
+// The results (count scores, then count rows, at `best` on the device) into the caller's arrays once the work is
+// done: through a cached staging buffer copied on the ordered stream, or where none is cached (the JavaScript
+// thread must not make one: pools.h), copied from the device afterwards, as a download is.
+std::unique_ptr<Work> deliverSearch(OrderedStream& ordered, int device, HeldResources held, const float* best,
+                                    int64_t count, float* scores, uint32_t* indices) {
+  const auto bytes = static_cast<size_t>(count) * (sizeof(float) + sizeof(uint32_t));
+  const size_t scoreBytes = sizeof(float) * static_cast<size_t>(count);
+  if (count == 0) return std::make_unique<DeviceWork>(ordered.stream, std::move(held));
+  std::shared_ptr<StagingBuffer> staging = bytes <= kStagingBytes ? StagingBuffer::ifCached(bytes) : nullptr;
+  if (staging) {
+    checkCuda(cudaMemcpyAsync(staging->get(), best, bytes, cudaMemcpyDeviceToHost, ordered.stream), "cudaMemcpyAsync(search results)");
+    const auto* staged = static_cast<const char*>(staging->get());
+    held.push_back(staging);
+    return std::make_unique<DeviceWork>(
+        ordered.stream, std::move(held),
+        [staged, scoreBytes, scores, indices] {
+          std::memcpy(scores, staged, scoreBytes);
+          std::memcpy(indices, staged + scoreBytes, scoreBytes);
+        },
+        static_cast<int64_t>(bytes));
+  }
+  return std::make_unique<DeviceWork>(
+      ordered.stream, std::move(held),
+      [device, best, scoreBytes, scores, indices] {
+        checkCuda(cudaSetDevice(device), "cudaSetDevice");
+        const PooledStream stream(device);
+        checkCuda(cudaMemcpyAsync(scores, best, scoreBytes, cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync(search scores)");
+        checkCuda(cudaMemcpyAsync(indices, reinterpret_cast<const char*>(best) + scoreBytes, scoreBytes, cudaMemcpyDeviceToHost, stream.get()),
+                  "cudaMemcpyAsync(search rows)");
+        checkCuda(cudaStreamSynchronize(stream.get()), "search results");
+      },
+      static_cast<int64_t>(bytes));
+}
+
+}  // namespace
+
+std::unique_ptr<Work> enqueueResidentSearch(const std::shared_ptr<DeviceResident>& corpus,
+                                            const std::shared_ptr<DeviceResident>& queries, const SearchRequest& r,
+                                            const SearchProductPlanner& planFor, float* scores, uint32_t* indices) {
+  OrderedQueue queue(corpus->device);
+  OrderedStream& ordered = queue.ordered;
+  const cudaStream_t stream = ordered.stream;
+  const int device = corpus->device;
+  const int64_t m = r.queries, k = r.k, rows = corpus->rows;
+  HeldResources held{corpus, queries};
+  float* const bestScores = deviceArray<float>(device, 2 * m * k, held);  // m·k scores, then m·k rows
+  auto* const bestRows = reinterpret_cast<uint32_t*>(bestScores + m * k);
+  if (m == 0) return deliverSearch(ordered, device, std::move(held), bestScores, 0, scores, indices);
+
+  const int64_t groupQueries = std::min(m, kSearchGroupQueries), chunkRows = searchChunkRows(groupQueries, rows);
+  const int64_t keyPitch = k + selectSegments(chunkRows) * k, sparePitch = selectSegments(keyPitch) * k;
+  auto* const keys = deviceArray<uint64_t>(device, groupQueries * keyPitch, held);
+  auto* const spare = deviceArray<uint64_t>(device, groupQueries * sparePitch, held);
+  auto* const queryTerms = r.metric == Metric::Dot ? nullptr : deviceArray<double>(device, groupQueries, held);
+  const double* const rowTerms = normTermsOf(*corpus, r.metric, stream, held);
+  auto chunkScores = std::make_shared<DeviceResident>(device, groupQueries, chunkRows);
+  held.push_back(chunkScores);
+  const StreamScratch scratch = [&](size_t bytes) { return ordered.scratchOf(device, bytes); };
+
+  for (int64_t q0 = 0; q0 < m; q0 += groupQueries) {
+    const int64_t group = std::min(groupQueries, m - q0);
+    const DeviceResident groupQueriesRows(*queries, q0, group);
+    if (queryTerms) launchNormTerms(groupQueriesRows.floats(), groupQueriesRows.pitch, group, r.dims, r.metric, queryTerms, stream);
+    checkCuda(cudaMemset2DAsync(keys, sizeof(uint64_t) * keyPitch, 0, sizeof(uint64_t) * k, group, stream),
+              "cudaMemset2DAsync(search keys)");  // no candidates yet
+    for (int64_t row0 = 0; row0 < rows; row0 += chunkRows) {
+      const int64_t chunk = std::min(chunkRows, rows - row0);
+      const GemmShape shape{group, r.dims, chunk, false, true};
+      KernelPlan plan = planFor(shape);
+      plan.sameSumsPerRow = true;  // a query's scores the same bits beside any others (lib/search-batching.ts)
+      const bool checks = classifiesFirst(*plan.row, plan.precision);
+      // The whole Matrices' magnitude classes, found once per write, hold those of any part of them.
+      const uint32_t* aClasses = checks ? classesOf(*queries, stream, held) : nullptr;
+      const uint32_t* bClasses = checks ? classesOf(*corpus, stream, held) : nullptr;
+      enqueueGemm(plan, groupQueriesRows, DeviceResident(*corpus, row0, chunk), *chunkScores, shape, stream, scratch, held,
+                  aClasses, bClasses);
+      const ScoreChunk scored{chunkScores->floats(), chunkScores->pitch, chunk, static_cast<uint32_t>(row0), r.metric, queryTerms,
+                              rowTerms, groupQueriesRows.floats(), groupQueriesRows.pitch, corpus->floats(), corpus->pitch, r.dims};
+      launchSelectScores(scored, group, k, keys + k, keyPitch, stream);
+      keepBest(keys, keyPitch, k + selectSegments(chunk) * k, spare, sparePitch, group, k, stream);
+    }
+    launchWriteBest(keys, keyPitch, group, k, r.metric, bestScores + q0 * k, bestRows + q0 * k, stream);
+  }
+  return deliverSearch(ordered, device, std::move(held), bestScores, m * k, scores, indices);
 }
 
 // To pageable memory, a matrix that fits one staging buffer comes down into a cached one on the ordered stream and

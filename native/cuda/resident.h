@@ -43,6 +43,11 @@ struct DeviceResident : MatrixStorage {
   // a Matrix read whole as B by many products (a weight) is transposed once (resident.cu, transposedOf).
   std::shared_ptr<KernelOperandB> transposed;
   uint64_t transposedAt = ~uint64_t{0};
+  // Each row's normTerm (core/search.h) for the metric `normsFor`, as of `normsAt` writes: a corpus searched by
+  // cosine or l2 many times reads its rows' norms, found once per write (resident.cu, normTermsOf).
+  std::shared_ptr<DeviceAllocation> normTerms;
+  Metric normsFor = Metric::Dot;
+  uint64_t normsAt = ~uint64_t{0};
 };
 
 // How A and B are stored: row-major, or held transposed (gemm's transA, transB), as every kernel reads them

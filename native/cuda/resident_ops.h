@@ -2,6 +2,7 @@
 // download queued on the device's ordered stream, returning at once.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "core/call_abort.h"
@@ -26,6 +27,14 @@ std::unique_ptr<Work> enqueueResidentBatchedGemm(const std::shared_ptr<DeviceRes
                                                  const std::shared_ptr<DeviceResident>& b,
                                                  const std::shared_ptr<DeviceResident>& c, const GemmShape& shape,
                                                  const RowBatch& batch, std::shared_ptr<CallAbort> withdrawable);
+// Exact search (core/search.h) of corpus's rows for each row of `queries` (both on the corpus's device), queued on
+// its ordered stream as a read of both: chunks of the scores by the product planFor plans (q·chunkᵀ), each
+// chunk's k best kept on the device (kernels/select.h), and the k best of each query, best first, copied into
+// scores and indices (host memory, r.queries×r.k each) when the work is done.
+using SearchProductPlanner = std::function<KernelPlan(const GemmShape&)>;
+std::unique_ptr<Work> enqueueResidentSearch(const std::shared_ptr<DeviceResident>& corpus,
+                                            const std::shared_ptr<DeviceResident>& queries, const SearchRequest& r,
+                                            const SearchProductPlanner& planFor, float* scores, uint32_t* indices);
 std::unique_ptr<Work> enqueueResidentDownload(const std::shared_ptr<DeviceResident>& matrix, float* out, bool pinned);
 
 }  // namespace cuda_matmul

@@ -17,7 +17,9 @@
 //     narrow W into slices that fill the SMs;
 //   - at most 3 rows against a column-contiguous W (a query against a corpus held as rows, C = q·corpusᵀ) take a
 //     warp per column of W instead (columnDots): no shared memory, 4 KB of the column in flight per warp, each
-//     lane's sum in order of k and the lanes' added in a fixed tree;
+//     lane's sum in order of k and the lanes' added in a fixed tree; up to 16 rows where the caller asks for each
+//     row summed alike however many there are (kernel.h, GemmOperands::sameSumsPerRow: a search's queries get the
+//     same bits however many are together);
 //   - α and β are applied as each element of O is stored (kernel.h, Epilogue).
 // Predicted: at the DRAM rate, q·corpusᵀ for 1M × 768 reads 3.07 GB, 0.92 ms at 3.35 TB/s; r ≤ 16 FMAs per
 // element read keeps the FMA pipes under half busy. Measured on an H100 (bench/NOTES.md, "Step 6: few rows, and
@@ -235,8 +237,8 @@ __global__ void __launch_bounds__(kThreads, 2) fewRows(Problem p) {
     if (i < p.rows) o[i * p.oRowStride + j * p.oColStride] = scaledSum(p.epilogue, acc[i], old[i]);
 }
 
-// At most 4 rows against a W whose columns are contiguous (a corpus held as Bᵀ, or A for a matrix-vector product
-// A·x): a warp per column of W, each lane reading kColumnChunks float4 along it before it multiplies (4 KB of the
+// At most 4 rows (16 where each row is summed alike: kernel.h, GemmOperands::sameSumsPerRow) against a W whose
+// columns are contiguous (a corpus held as Bᵀ, or A for a matrix-vector product A·x): a warp per column of W, each lane reading kColumnChunks float4 along it before it multiplies (4 KB of the
 // column in flight per warp), R's float4 at the same k from L1, then the lanes' sums added by shuffles. The tiled
 // kernel above read such a W at 2.85 TB/s (1×768×1 000 000 with the corpus as Bᵀ: 1.077 ms against 1.000 with it
 // as B); its columns through shared memory cost a stage's barrier and a padded tile each. Each lane sums its k in
@@ -270,48 +272,61 @@ __device__ __forceinline__ float4 loadW4(const Problem& p, const float* column, 
   return fourOrZeros(column + k, 1, depth - k);
 }
 
+// Columns of W per warp: one for up to 4 rows; for more (a search's queries, kernel.h, GemmOperands::sameSumsPerRow)
+// 4, so that each float4 of R read from L1 serves 4 of W. Each column's sums are those a warp of its own makes, in
+// the same order: the same bits however many columns a warp takes.
+template <int ROWS>
+constexpr int kColumnsPerWarp = ROWS <= 4 ? 1 : 4;
+
 template <int ROWS>
 __global__ void __launch_bounds__(kThreads) columnDots(Problem p) {
+  constexpr int kColumns = kColumnsPerWarp<ROWS>, kChunks = kColumnChunks / kColumns;  // kColumnChunks float4 of W in flight
   const auto [r, w, o, depth] = sliceOf<true>(p);
-  const int64_t j = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
-  if (j >= p.cols) return;  // the whole warp: one column each
+  const int64_t j0 = (static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32) * kColumns;
+  if (j0 >= p.cols) return;  // the whole warp: its columns
   const int lane = threadIdx.x % 32;
-  const float* const column = w + j * p.ldw;
-  float acc[ROWS];
+  float acc[kColumns][ROWS] = {};
+  for (int64_t k0 = 0; k0 < depth; k0 += kChunks * kChunkFloats) {
+    float4 wv[kChunks][kColumns];
 #pragma unroll
-  for (int i = 0; i < ROWS; ++i) acc[i] = 0.0f;
-  for (int64_t k0 = 0; k0 < depth; k0 += kColumnChunks * kChunkFloats) {
-    float4 wv[kColumnChunks];
-#pragma unroll
-    for (int c = 0; c < kColumnChunks; ++c) {
+    for (int c = 0; c < kChunks; ++c) {
       const int64_t k = k0 + c * kChunkFloats + lane * 4;
-      wv[c] = k < depth ? loadW4(p, column, k, depth) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+      for (int q = 0; q < kColumns; ++q)
+        wv[c][q] = k < depth && j0 + q < p.cols ? loadW4(p, w + (j0 + q) * p.ldw, k, depth) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
 #pragma unroll
-    for (int c = 0; c < kColumnChunks; ++c) {
+    for (int c = 0; c < kChunks; ++c) {
       const int64_t k = k0 + c * kChunkFloats + lane * 4;
       if (k >= depth) break;
 #pragma unroll
       for (int i = 0; i < ROWS; ++i) {
         if (i >= p.rows) break;
         const float4 rv = loadR4(p, r, i, k, depth);
-        acc[i] = fmaf(rv.x, wv[c].x, acc[i]);
-        acc[i] = fmaf(rv.y, wv[c].y, acc[i]);
-        acc[i] = fmaf(rv.z, wv[c].z, acc[i]);
-        acc[i] = fmaf(rv.w, wv[c].w, acc[i]);
+#pragma unroll
+        for (int q = 0; q < kColumns; ++q) {
+          acc[q][i] = fmaf(rv.x, wv[c][q].x, acc[q][i]);
+          acc[q][i] = fmaf(rv.y, wv[c][q].y, acc[q][i]);
+          acc[q][i] = fmaf(rv.z, wv[c][q].z, acc[q][i]);
+          acc[q][i] = fmaf(rv.w, wv[c][q].w, acc[q][i]);
+        }
       }
     }
   }
 #pragma unroll
-  for (int i = 0; i < ROWS; ++i)
+  for (int q = 0; q < kColumns; ++q)
 #pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], offset);
+    for (int i = 0; i < ROWS; ++i)
 #pragma unroll
-  for (int i = 0; i < ROWS; ++i)
-    if (lane == i && i < p.rows) {
-      float* const out = o + i * p.oRowStride + j * p.oColStride;
-      *out = epilogueValue(p.epilogue, acc[i], out);
-    }
+      for (int offset = 16; offset > 0; offset /= 2) acc[q][i] += __shfl_xor_sync(0xffffffffu, acc[q][i], offset);
+#pragma unroll
+  for (int q = 0; q < kColumns; ++q)
+#pragma unroll
+    for (int i = 0; i < ROWS; ++i)
+      if (lane == i && i < p.rows && j0 + q < p.cols) {
+        float* const out = o + i * p.oRowStride + (j0 + q) * p.oColStride;
+        *out = epilogueValue(p.epilogue, acc[q][i], out);
+      }
 }
 
 // Each kernel opts into its shared memory (over 48 KB) on its own: the two layouts' kernels have one type.
@@ -352,12 +367,11 @@ void launchFewRows(const GemmOperands& o, Precision, cudaStream_t stream) {
   p.sliceStride = o.sliceStride;
   p.vectorW = rowsAligned16(p.w, p.ldw);
   p.vectorR = p.rDepthStride == 1 && rowsAligned16(p.r, p.rRowStride);
-  if constexpr (ROWS <= 4) {
-    if (wColumns && p.vectorR && p.rows <= kColumnDotsRows) {
-      const dim3 columns(static_cast<unsigned>((p.cols + kThreads / 32 - 1) / (kThreads / 32)), static_cast<unsigned>(o.slices));
-      columnDots<ROWS><<<columns, kThreads, 0, stream>>>(p);
-      return;
-    }
+  if (wColumns && p.vectorR && (p.rows <= kColumnDotsRows || o.sameSumsPerRow)) {
+    const int64_t perBlock = kThreads / 32 * kColumnsPerWarp<ROWS>;
+    const dim3 columns(static_cast<unsigned>((p.cols + perBlock - 1) / perBlock), static_cast<unsigned>(o.slices));
+    columnDots<ROWS><<<columns, kThreads, 0, stream>>>(p);
+    return;
   }
   const dim3 grid(static_cast<unsigned>((p.cols + kColumns - 1) / kColumns), static_cast<unsigned>(o.slices));
   if (wColumns)

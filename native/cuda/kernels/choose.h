@@ -289,6 +289,7 @@ struct KernelPlan {
   Precision precision = Precision::Fp32;
   int64_t panelRows = 0;
   int64_t fillSlices = 1;  // chooseFillSlices
+  bool sameSumsPerRow = false;  // kernel.h, GemmOperands::sameSumsPerRow
 
   // K's slices for accuracy and to fill the SMs (chooseKSplit).
   KSplit splitFor(int64_t rows, int64_t pitch, int64_t k) const {

@@ -60,6 +60,10 @@ struct GemmOperands {
   // When set, the kernel does nothing unless *onlyIf is non-zero by the time it runs: step 4 as step 5's fallback,
   // decided on the device (5_wgmma_f16.cu).
   const uint32_t* onlyIf = nullptr;
+  // Each row of C summed the same way however many rows the product has, so that a row of A gets the same bits
+  // beside any others (the search's queries, gathered or alone: bench/NOTES.md, "Search on the GPU"). The few-rows
+  // kernel then takes a warp per column (6_few_rows.cu, columnDots) for any number of rows, not only up to 3.
+  bool sameSumsPerRow = false;
 };
 
 // Whether every row of a matrix at p with row pitch ld starts 16-byte aligned (float4 / 16-byte copies).
