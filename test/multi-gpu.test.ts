@@ -1,6 +1,7 @@
 // Several GPUs: `device` picks one, info().devices lists all, work on different devices runs side by side
 // and never mixes. Skipped visibly on machines with fewer than two usable GPUs.
 import { gemm, info, matmul, Matrix } from '../lib';
+import { describeChild, runScenario } from './child';
 import { randomMatrix, relativeError } from './helpers';
 
 const devices = info().devices;
@@ -11,6 +12,30 @@ const suiteName =
     : `several GPUs — SKIPPED, ${devices.length} usable GPU(s) here`;
 
 describeMultiGpu(suiteName, () => {
+  // Each device's ordered stream (native/cuda/resident.cu) is made by the first Matrix operation queued on it, on the
+  // JavaScript thread, whose current device is whatever the call before left: here device 0's. The operands are
+  // uploaded beforehand (off that thread), so nothing on it makes device 1 current first. A fresh process each, so that
+  // no stream is made yet; device 1's operation must still run, right, on device 1.
+  test.each(['gemm', 'search'])('the first Matrix %s on device 1, queued right after one on device 0, is right', (operation) => {
+    const child = runScenario(`
+      const { gemm, Matrix } = require(ROOT);
+      const n = 96, random = () => Float32Array.from({ length: n * n }, () => Math.random() * 2 - 1);
+      const operation = ${JSON.stringify(operation)};
+      const run = (a, b, c) => (operation === 'gemm' ? gemm({ a, b, c, m: n, k: n, n }).then(() => c.toArray()) : a.search(b, { k: 3 }).then((r) => r.scores));
+      (async () => {
+        const [a, b] = [random(), random()];
+        const on = (device) => Promise.all([a, b, new Float32Array(n * n)].map((x) => Matrix.from(x, n, n, { device })));
+        const [[A0, B0, C0], [A1, B1, C1]] = await Promise.all([on(0), on(1)]);
+        const [x, y] = await Promise.all([run(A0, B0, C0), run(A1, B1, C1)]);
+        const same = x.every((v, i) => v === y[i]);
+        console.log(same ? 'same on both devices' : 'DIFFERENT');
+        process.exit(same ? 0 : 2);
+      })().catch((error) => { console.error(error); process.exit(3); });
+    `);
+    expect(`${child.status} ${child.output.trim().split('\n').pop()}`).toBe('0 same on both devices');
+    if (child.status !== 0) throw new Error(describeChild(child));
+  });
+
   test('every device listed multiplies correctly when chosen', async () => {
     const [m, k, n] = [255, 257, 129];
     for (const { index } of devices) {

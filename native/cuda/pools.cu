@@ -109,7 +109,7 @@ class DeviceMemoryPool {
 
 class StreamPool {
  public:
-  cudaStream_t acquire() {
+  cudaStream_t acquire(int device) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!free_.empty()) {
@@ -119,6 +119,7 @@ class StreamPool {
       }
     }
     cudaStream_t stream = nullptr;
+    checkCuda(cudaSetDevice(device), "cudaSetDevice");  // a stream belongs to the device current when it is made
     checkCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
     started_ = true;
     return stream;
@@ -227,7 +228,7 @@ DeviceAllocation::~DeviceAllocation() { poolsOf(device_).memory.release({data_, 
 
 bool cudaDeviceStarted(int device) { return poolsOf(device).streams.started(); }
 
-PooledStream::PooledStream(int device) : device_(device), stream_(poolsOf(device).streams.acquire()) {}
+PooledStream::PooledStream(int device) : device_(device), stream_(poolsOf(device).streams.acquire(device)) {}
 PooledStream::~PooledStream() {
   cudaStreamSynchronize(stream_);
   cudaGetLastError();

@@ -29,7 +29,7 @@ class DeviceAllocation {
   void* data_;
 };
 
-// A non-blocking stream of the current device, from its pool. Destruction waits for the stream's work
+// A non-blocking stream of `device`, which it makes current, from its pool. Destruction waits for the stream's work
 // (errors ignored: they were reported where they happened) before handing it back, so no later user — and
 // no buffer released after it — sees work still in flight.
 class PooledStream {

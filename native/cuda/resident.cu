@@ -53,7 +53,11 @@ OrderedStream& orderedStream(int device) {
   static auto* streams = new std::map<int, OrderedStream>();  // never destroyed: used until the process ends
   std::lock_guard<std::mutex> lock(mutex);
   OrderedStream& ordered = (*streams)[device];
-  if (!ordered.stream) checkCuda(cudaStreamCreateWithFlags(&ordered.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  if (!ordered.stream) {
+    // A stream belongs to the device current when it is made: the caller's may be another (the last call's).
+    checkCuda(cudaSetDevice(device), "cudaSetDevice");
+    checkCuda(cudaStreamCreateWithFlags(&ordered.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
   return ordered;
 }
 
