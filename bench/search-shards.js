@@ -39,6 +39,7 @@ async function main() {
     corpus.dispose();
     const ms = median(times);
     table.push({ devices: count, parts, ms, queriesPerSecond: (M * 1000) / ms, uploadMs });
+    console.log(`${count} device(s), ${parts} parts: ${ms.toFixed(3)} ms a search`);
   }
   console.log(`\nCorpus.search, awaited, median of ${CALLS}: queries per second against one device's`);
   console.log('devices'.padStart(8), 'parts'.padStart(6), 'ms'.padStart(9), 'queries/s'.padStart(10), 'speed-up'.padStart(9), 'upload s'.padStart(9));

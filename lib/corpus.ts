@@ -7,7 +7,8 @@
 import { Matrix } from './matrix';
 import { native } from './native';
 import type { Metric, SearchOptions, SearchResult } from './types';
-import { newSearchResults, readCorpusFrom, readSearch } from './validate';
+import { gathers } from './search-batching';
+import { newSearchResults, readCorpusFrom, readSearch, readSearchQueries } from './validate';
 
 /** The most rows a search returns, as the native plan has it (core/search.h, kSearchMaxK). */
 const MOST_K = 1024;
@@ -26,6 +27,23 @@ export interface CorpusOptions {
   signal?: AbortSignal;
 }
 
+/** Where some of a Corpus's rows are: one Matrix on one device. */
+export interface CorpusPart {
+  /** The CUDA device index. */
+  device: number;
+  /** The corpus's row this part starts at. */
+  firstRow: number;
+  /** How many rows it holds. */
+  rows: number;
+}
+
+/**
+ * A corpus of rows sharded over several GPUs of the host, searched on all of them at once (README, "Corpus").
+ * @example
+ * const corpus = await Corpus.from(pieces, 10_000_000, 768, { devices: 'all' });
+ * const { indices, scores } = await corpus.search(query, { k: 10, metric: 'cosine' });
+ * corpus.dispose();
+ */
 export class Corpus {
   readonly #parts: Part[];
   readonly #rows: number;
@@ -70,32 +88,52 @@ export class Corpus {
     return new Corpus(parts, rows, cols);
   }
 
+  /** Rows in the whole corpus. */
   get rows(): number {
     return this.#rows;
   }
+  /** Values a row. */
   get cols(): number {
     return this.#cols;
   }
   /** Where the rows are: each part's device, first row and rows, in the order of the rows (a device's shard is one
    * part per piece of `data` it holds rows of). */
-  get parts(): { device: number; firstRow: number; rows: number }[] {
+  get parts(): CorpusPart[] {
     return this.#parts.map(({ matrix, firstRow }) => ({ device: matrix.device, firstRow, rows: matrix.rows }));
   }
 
   /**
    * For each query, the `k` rows of the whole corpus that score best against it, as Matrix#search gives them;
    * `queries` is a Float32Array of rows of `cols` values, copied to every device.
+   * @example
+   * const { indices, scores } = await corpus.search(queries, { k: 10, metric: 'l2' }); // m·k each
    */
   async search(queries: Float32Array, options: SearchOptions): Promise<SearchResult> {
     const { k, metric } = readSearch(options);
     const most = Math.min(this.#rows, MOST_K);
     if (this.#rows > 0 && k > most)
       throw new RangeError(`k: expected 1 to ${most} ${most === MOST_K ? '(the most a search returns)' : "(the corpus's rows)"}, got ${k}`);
-    const results = await Promise.all(this.#parts.map(({ matrix }) => matrix.search(queries, { ...options, k: Math.min(k, matrix.rows) })));
-    return mergeParts(results, this.#parts, k, (metric ?? 'dot') as Metric);
+    const rows = readSearchQueries(queries, this.#cols);
+    // Queries a search gathers go as the array (lib/search-batching.ts); more are copied to each device once.
+    const onDevice = new Map<number, Promise<Matrix>>();
+    const queriesOn = (device: number): Promise<Float32Array | Matrix> => {
+      if (gathers('cuda', rows)) return Promise.resolve(queries);
+      if (!onDevice.has(device)) onDevice.set(device, Matrix.from(queries, rows, this.#cols, { backend: 'cuda', device, signal: options.signal }));
+      return onDevice.get(device)!;
+    };
+    try {
+      const results = await Promise.all(this.#parts.map(async ({ matrix }) => matrix.search(await queriesOn(matrix.device), { ...options, k: Math.min(k, matrix.rows) })));
+      return mergeParts(results, this.#parts, k, (metric ?? 'dot') as Metric);
+    } finally {
+      for (const uploaded of onDevice.values()) uploaded.then((m) => m.dispose(), () => undefined);
+    }
   }
 
-  /** Frees every part (at once, or once the searches in flight end). */
+  /**
+   * Frees every part (at once, or once the searches in flight end).
+   * @example
+   * corpus.dispose();
+   */
   dispose(): void {
     for (const { matrix } of this.#parts) matrix.dispose();
   }

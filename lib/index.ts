@@ -13,7 +13,7 @@ import type { Info, MatmulOptions, Shape } from './types';
 export { gemm } from './gemm';
 export type { GemmArrays, GemmMatrices, GemmOptions, MatrixGemmOptions } from './gemm';
 export { Corpus } from './corpus';
-export type { CorpusOptions } from './corpus';
+export type { CorpusOptions, CorpusPart } from './corpus';
 export { Matrix } from './matrix';
 export type { MatrixDownloadOptions, MatrixOptions, MatrixProductOptions } from './matrix';
 export type { Backend, BinaryInfo, DeviceInfo, ErrorCode, Info, KernelName, MatmulOptions, MemoryInfo, Metric, Precision, SearchOptions, SearchResult, Shape } from './types';

@@ -298,7 +298,8 @@ describe('search: arguments', () => {
 
   test('an aborted signal rejects with its reason; a search aborted while it runs stops', async () => {
     await expect(C.search(q, { k: 1, signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
-    const [rows, d, m] = [50_000, 128, 512];
+    // Rows enough for 16 blocks of 256 (native/cpu/search.cpp) a thread on 64 cores: it stops at its next block.
+    const [rows, d, m] = [300_000, 128, 512];
     const big = await Matrix.from(randomMatrix(rows * d), rows, d, { backend: 'cpu' });
     const Q = await Matrix.from(randomMatrix(m * d), m, d, { backend: 'cpu' });
     // Processor time, as in abort.test.ts: the clock is stretched by other processes, this work is not.

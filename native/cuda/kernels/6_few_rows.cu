@@ -273,7 +273,8 @@ __device__ __forceinline__ float4 loadW4(const Problem& p, const float* column, 
 }
 
 // Columns of W per warp: one for up to 4 rows; for more (a search's queries, kernel.h, GemmOperands::sameSumsPerRow)
-// 4, so that each float4 of R read from L1 serves 4 of W. Each column's sums are those a warp of its own makes, in
+// 4, so that each float4 of R read from L1 serves 4 of W: 8 queries against 1 000 000 × 768, a search's whole call,
+// 2.154 ms with one column a warp, 1.400 with 4 (bench/NOTES.md, "Search on the GPU"). Each column's sums are those a warp of its own makes, in
 // the same order: the same bits however many columns a warp takes.
 template <int ROWS>
 constexpr int kColumnsPerWarp = ROWS <= 4 ? 1 : 4;
