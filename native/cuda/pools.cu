@@ -88,6 +88,9 @@ class DeviceMemoryPool {
       cached.swap(free_);
       cached_ = 0;
     }
+    // Nothing to free: the device is left alone. cudaSetDevice would make its context, which on a host of several
+    // GPUs the idle trim did for every device this process never used, holding the driver up to half a second a time.
+    if (cached.empty()) return;
     int previous = 0;
     cudaGetDevice(&previous);
     cudaSetDevice(device);
