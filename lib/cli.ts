@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The `cuda-matmul` command: `info`, `demo [MxKxN]`, `bench [--sizes …] [--backend …] [--kernel …] [--svg FILE]
-// [--json]`, `build-from-source`. Bad arguments print one line and the usage, and exit with status 2 (never a stack
+// [--json]`, `build-from-source`, `--version`. Bad arguments print one line and the usage, and exit with status 2 (never a stack
 // trace).
 import { spawnSync } from 'child_process';
-import { writeFileSync } from 'fs';
+import { readFileSync, writeFileSync } from 'fs';
 import * as path from 'path';
 import { parseArgs } from 'util';
 import { lineChart, Series } from './chart';
@@ -16,7 +16,8 @@ const USAGE = `usage: cuda-matmul <command> [options]
   demo [MxKxN]                          one product on the best backend, checked against float64 (default 1024x1024x1024)
   bench [--sizes 256,1024,4096] [--backend cuda,cpu] [--kernel auto,mma,…] [--svg FILE] [--json]
                                         throughput of await matmul from plain arrays, per size and backend/kernel
-  build-from-source                     compile the addon here (C++20 compiler; nvcc for CUDA): loaded before the shipped ones`;
+  build-from-source                     compile the addon here (C++20 compiler; nvcc for CUDA): loaded before the shipped ones
+  --version, -v                         the package's version`;
 
 // The API is loaded when a command needs it: build-from-source runs where the shipped binaries may not load.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -36,7 +37,7 @@ function positiveInteger(text: string, what: string): number {
 
 function list<T extends string>(text: string | undefined, allowed: readonly T[], what: string): T[] | undefined {
   if (text === undefined) return undefined;
-  const items = text.split(',').filter(Boolean);
+  const items = text.split(',');
   for (const item of items) if (!allowed.includes(item as T)) fail(`${what}: expected one of ${allowed.join(', ')}, got '${item}'`);
   return items as T[];
 }
@@ -140,9 +141,11 @@ function progress(text: string): void {
 }
 
 async function bench(values: Record<string, string | boolean | undefined>): Promise<void> {
-  const sizes = ((values.sizes as string | undefined) ?? '256,1024,2048').split(',').filter(Boolean).map((s) => positiveInteger(s, 'sizes'));
+  const sizes = ((values.sizes as string | undefined) ?? '256,1024,2048').split(',').map((s) => positiveInteger(s, 'sizes'));
   const cuda = api().info().backend === 'cuda';
   const backends = list(values.backend as string | undefined, ['cuda', 'cpu'] as const, 'backend') ?? (cuda ? ['cuda', 'cpu'] : ['cpu']);
+  if (backends.includes('cuda') && !cuda)
+    throw new Error(`backend cuda: CUDA is not usable here (${api().info().reason}); run 'cuda-matmul info' for what to do`);
   const kernels = list(values.kernel as string | undefined, KERNELS, 'kernel') ?? ['auto'];
   if (values.kernel !== undefined && !backends.includes('cuda')) fail("kernel: needs backend 'cuda'");
   const configs: [string, MatmulOptions][] = backends.flatMap((backend): [string, MatmulOptions][] =>
@@ -175,6 +178,11 @@ async function bench(values: Record<string, string | boolean | undefined>): Prom
   if (values.svg) console.log(`chart: ${values.svg}`);
 }
 
+// The version in package.json, read without loading the addon (as build-from-source runs where it may not load).
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 // --- main ------------------------------------------------------------------------------------------------
 
 async function main(argv: string[]): Promise<void> {
@@ -190,6 +198,7 @@ async function main(argv: string[]): Promise<void> {
           backend: { type: 'string' },
           kernel: { type: 'string' },
           svg: { type: 'string' },
+          version: { type: 'boolean', short: 'v' },
         },
       });
     } catch (error) {
@@ -197,6 +206,7 @@ async function main(argv: string[]): Promise<void> {
     }
   })();
   const [command, ...rest] = parsed.positionals;
+  if (parsed.values.version && command === undefined) return void console.log(`cuda-matmul ${packageVersion()}`);
   if (parsed.values.help || command === undefined || command === 'help') return void console.log(USAGE);
   const only = (allowed: string[]) => {
     for (const name of Object.keys(parsed.values)) if (!allowed.includes(name)) fail(`${command}: no option --${name}`);

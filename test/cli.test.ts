@@ -61,10 +61,28 @@ test.each([
   [['demo', '2x0x3'], /^cuda-matmul: k: expected a positive integer, got '0'\nusage:/],
   [['bench', '--sizes', '64,big'], /^cuda-matmul: sizes: expected a positive integer, got 'big'\nusage:/],
   [['bench', '--backend', 'gpu'], /^cuda-matmul: backend: expected one of cuda, cpu, got 'gpu'\nusage:/],
+  [['bench', '--sizes', '64,,128'], /^cuda-matmul: sizes: expected a positive integer, got ''\nusage:/],
+  [['bench', '--backend', 'cpu,'], /^cuda-matmul: backend: expected one of cuda, cpu, got ''\nusage:/],
   [['info', '--colour'], /^cuda-matmul: Unknown option '--colour'/],
 ])('%j: one line, the usage, exit status 2', (args, message) => {
   const { status, stderr } = run(...(args as string[]));
   expect(status).toBe(2);
   expect(stderr).toMatch(message);
   expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+});
+
+test('--version and -v print the version, exit status 0', () => {
+  const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
+  for (const flag of ['--version', '-v']) {
+    const { status, stdout, stderr } = run(flag);
+    expect([status, stdout, stderr]).toEqual([0, `cuda-matmul ${version}\n`, '']);
+  }
+});
+
+// Without a GPU, asking for the CUDA backend is an error that says why, before any timing; with one, it times it.
+(require('../lib').info().backend === 'cuda' ? test.skip : test)('bench --backend cuda without a usable GPU: why, exit status 1, nothing timed', () => {
+  const { status, stdout, stderr } = run('bench', '--sizes', '16', '--backend', 'cuda');
+  expect(status).toBe(1);
+  expect(stdout).toBe('');
+  expect(stderr).toMatch(/^cuda-matmul: backend cuda: CUDA is not usable here \(.+\); run 'cuda-matmul info' for what to do\n$/);
 });
