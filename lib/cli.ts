@@ -4,6 +4,7 @@
 // trace).
 import { spawnSync } from 'child_process';
 import { readFileSync, writeFileSync } from 'fs';
+import { cpus } from 'os';
 import * as path from 'path';
 import { parseArgs } from 'util';
 import { lineChart, Series } from './chart';
@@ -135,6 +136,13 @@ async function timeProduct(size: number, options: MatmulOptions): Promise<number
   return times.sort((x, y) => x - y)[times.length >> 1];
 }
 
+/** Where and when: the GPU (where CUDA is used), the CPU, Node, today's date. */
+function measuredOn(): string {
+  const state = api().info();
+  const gpu = state.backend === 'cuda' ? `${state.devices[0].name}; ` : '';
+  return `${gpu}${cpus()[0]?.model.trim() ?? 'unknown CPU'}; Node ${process.version}; ${new Date().toISOString().slice(0, 10)}`;
+}
+
 function progress(text: string): void {
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${text}`);
   else process.stderr.write(`${text}\n`);
@@ -169,7 +177,7 @@ async function bench(values: Record<string, string | boolean | undefined>): Prom
       name: config,
       points: results.filter((r) => r.config === config).map((r) => [r.size, r.tflops] as [number, number]),
     }));
-    writeFileSync(values.svg as string, lineChart('cuda-matmul: await matmul from plain arrays', series));
+    writeFileSync(values.svg as string, lineChart('cuda-matmul: await matmul from plain arrays', measuredOn(), series));
   }
   if (values.json) return void console.log(JSON.stringify(results, null, 2));
   console.log(`${'backend / kernel'.padEnd(22)}${'size'.padStart(8)}${'ms'.padStart(12)}${'TFLOP/s'.padStart(10)}`);

@@ -6,6 +6,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 const cli = path.join(__dirname, '..', 'dist', 'cli.js');
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const run = (...args: string[]) => {
   const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -45,6 +46,13 @@ test('bench prints a table and writes an SVG chart with axes, a line per configu
   expect(chart.match(/<polyline /g)).toHaveLength(1);
   expect(chart).toContain('>cpu</text>');
   expect(chart.trim().endsWith('</svg>')).toBe(true);
+  // The y axis's labels reach past the data; the x axis says it is logarithmic; the chart names the machine and date.
+  const measured = Math.max(...[...stdout.matchAll(/^cpu\s+\d+³\s+[0-9.]+\s+([0-9.]+)$/gm)].map((m) => Number(m[1])));
+  const labels = [...chart.matchAll(/text-anchor="end">([0-9.e-]+)<\/text>/g)].map((m) => Number(m[1]));
+  expect(Math.max(...labels)).toBeGreaterThanOrEqual(measured);
+  expect(chart).toContain('logarithmic');
+  expect(chart).toContain(escapeXml(os.cpus()[0].model.trim()));
+  expect(chart).toContain(new Date().toISOString().slice(0, 10));
 });
 
 test('bench --json gives one measurement per size and configuration', () => {
