@@ -13,6 +13,14 @@ import { native, NativeMatrixHandle } from './native';
 import { flushSearches, gathers, searchGathered } from './search-batching';
 import { abortable } from './abort';
 import { describe, newSearchResults, readMatrixDownload, readMatrixFrom, readMatrixProduct, readSearch, readSearchQueries } from './validate';
+
+// `using` calls [Symbol.dispose]; TypeScript's lib has it from esnext, @types/node for every target. Declared here as
+// they declare it, so that these types compile under an older `target` without either (README, "TypeScript").
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
 import type { Backend, KernelName, Precision, SearchOptions, SearchResult } from './types';
 
 /** Options of `Matrix.from`. */

@@ -2,6 +2,7 @@
 // ones are type-checked and compiled first; the README's quick start is examples/first-product.cjs, verbatim.
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 const root = path.join(__dirname, '..');
@@ -33,6 +34,31 @@ test.each(Object.entries(EXPECTED))('%s runs and ends', (name, output) => {
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   expect(result.stdout).toMatch(output);
+});
+
+// The shipped types (dist/*.d.ts) compile in a strict project of an older target, with @types/node or without it,
+// and without skipLibCheck (README, "TypeScript").
+test.each([
+  ['es2020', []],
+  ['es2020', ['node']],
+  ['es2022', []],
+])('the shipped types compile under target %s with types %j', (target, types) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cuda-matmul-types-'));
+  fs.writeFileSync(path.join(dir, 'consumer.ts'), `import { Corpus, gemm, matmul, Matrix } from ${JSON.stringify(path.join(root, 'dist', 'index'))};
+export async function use(): Promise<number> {
+  const m = await Matrix.from(new Float32Array(4), 2, 2);
+  m.dispose();
+  void [Corpus, gemm];
+  return (await matmul(new Float32Array(4), new Float32Array(4), { m: 2, k: 2, n: 2 }))[0];
+}
+`);
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target, module: 'commonjs', moduleResolution: 'node', types, typeRoots: [path.join(root, 'node_modules', '@types')] },
+    files: ['consumer.ts'],
+  }));
+  const result = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
+  expect(result.stdout + result.stderr).toBe('');
+  expect(result.status).toBe(0);
 });
 
 test("the README's quick start is examples/first-product.cjs, verbatim", () => {
