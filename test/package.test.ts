@@ -142,7 +142,7 @@ packageTest(
     const installed = path.join(app, 'node_modules', 'cuda-matmul');
     expect(run(bin('publint'), ['--strict', '--pack', 'false', installed], { cwd: work })).toMatch(/All good!/);
     const shipped = run('tar', ['-tzf', path.join(work, tarball)], {}).split('\n').filter((f) => f.endsWith('.d.ts'));
-    expect(shipped.sort()).toEqual(['dist/gemm.d.ts', 'dist/index.d.ts', 'dist/matrix.d.ts', 'dist/types.d.ts'].map((f) => `package/${f}`));
+    expect(shipped.sort()).toEqual(['dist/corpus.d.ts', 'dist/gemm.d.ts', 'dist/index.d.ts', 'dist/matrix.d.ts', 'dist/types.d.ts'].map((f) => `package/${f}`));
     expect(fs.readFileSync(path.join(installed, 'dist', 'matrix.d.ts'), 'utf8')).not.toMatch(/handle\(|gemmOnMatrices/);
 
     // A source build is one command (CPU-only here, to keep the suite short), and info() says a local build loads.
