@@ -83,4 +83,15 @@ function argument(name, fallback) {
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
-module.exports = { argument, median, now, quickUniform, random, relativeError, specialOperands, outputOf, pytorchNumbers };
+// The median time (ms) of `calls` awaited calls of call(i) after `warmUp` untimed ones; i counts from 0 over both.
+async function medianOfCalls(call, warmUp, calls) {
+  const times = [];
+  for (let i = 0; i < warmUp + calls; i++) {
+    const start = now();
+    await call(i);
+    if (i >= warmUp) times.push(now() - start);
+  }
+  return median(times);
+}
+
+module.exports = { argument, median, medianOfCalls, now, quickUniform, random, relativeError, specialOperands, outputOf, pytorchNumbers };

@@ -10,7 +10,7 @@
 'use strict';
 const fs = require('fs');
 const { Matrix, info } = require('..');
-const { argument, median, now, pytorchNumbers, quickUniform, random } = require('./inputs');
+const { argument, medianOfCalls, pytorchNumbers, quickUniform, random } = require('./inputs');
 
 const ROWS = Number(argument('rows', 1_000_000));
 const DIM = Number(argument('dim', 768));
@@ -27,15 +27,7 @@ const CASES = [
   [QUERIES[0], 'dot', 'fp32', 'matrix'],
 ];
 
-async function timed(call) {
-  const times = [];
-  for (let i = 0; i < WARM_UP + CALLS; i++) {
-    const start = now();
-    await call(i);
-    if (i >= WARM_UP) times.push(now() - start);
-  }
-  return median(times);
-}
+const timed = (call) => medianOfCalls(call, WARM_UP, CALLS);
 
 async function warmUp() {
   const C = await Matrix.from(random(8192 * DIM), 8192, DIM);

@@ -8,7 +8,7 @@
 'use strict';
 const fs = require('fs');
 const { Corpus, info } = require('..');
-const { argument, median, now, quickUniform, random } = require('./inputs');
+const { argument, medianOfCalls, now, quickUniform, random } = require('./inputs');
 
 const ROWS = Number(argument('rows', 10_000_000));
 const DIM = Number(argument('dim', 768));
@@ -29,15 +29,9 @@ async function main() {
     const start = now();
     const corpus = await Corpus.from(pieces, ROWS, DIM, { devices: Array.from({ length: count }, (_, i) => i) });
     const uploadMs = now() - start;
-    const times = [];
-    for (let i = 0; i < WARM_UP + CALLS; i++) {
-      const t0 = now();
-      await corpus.search(sets[i % 3], { k: K });
-      if (i >= WARM_UP) times.push(now() - t0);
-    }
+    const ms = await medianOfCalls((i) => corpus.search(sets[i % 3], { k: K }), WARM_UP, CALLS);
     const parts = corpus.parts.length;
     corpus.dispose();
-    const ms = median(times);
     table.push({ devices: count, parts, ms, queriesPerSecond: (M * 1000) / ms, uploadMs });
     console.log(`${count} device(s), ${parts} parts: ${ms.toFixed(3)} ms a search`);
   }

@@ -13,7 +13,7 @@
 'use strict';
 const fs = require('fs');
 const { Matrix, gemm, matmul, info } = require('..');
-const { argument, median, now, pytorchNumbers, quickUniform, random } = require('./inputs');
+const { argument, medianOfCalls, pytorchNumbers, quickUniform, random } = require('./inputs');
 
 const ROWS = Number(argument('rows', 1_000_000));
 const DIM = Number(argument('dim', 768));
@@ -23,15 +23,7 @@ const CALLS = Number(argument('calls', 30));
 const WARM_UP = 5;
 
 
-async function timed(call) {
-  const times = [];
-  for (let i = 0; i < WARM_UP + CALLS; i++) {
-    const start = now();
-    await call(i);
-    if (i >= WARM_UP) times.push(now() - start);
-  }
-  return median(times);
-}
+const timed = (call) => medianOfCalls(call, WARM_UP, CALLS);
 
 // The same call on a small corpus, 1 000 times: the call path optimised before anything is timed.
 async function warmUp() {

@@ -7,7 +7,7 @@
 //                            [--alpha=1] [--beta=0]
 'use strict';
 const { Matrix, gemm, info } = require('..');
-const { argument, median, now, pytorchNumbers, random } = require('./inputs');
+const { argument, medianOfCalls, pytorchNumbers, random } = require('./inputs');
 
 const SHAPES = argument('shapes', '4096x4096x4096,8192x1024x512').split(',').map((s) => s.split('x').map(Number));
 const PRECISION = argument('precision', 'fp32');
@@ -29,14 +29,9 @@ async function ours([m, k, n], [transA, transB]) {
   const before = held();
   await call();
   const grown = held() - before;
-  const times = [];
-  for (let i = 0; i < WARM_UP + CALLS; i++) {
-    const start = now();
-    await call();
-    if (i >= WARM_UP) times.push(now() - start);
-  }
+  const ms = await medianOfCalls(call, WARM_UP, CALLS);
   [A, B, C].forEach((x) => x.dispose());
-  return { ms: median(times), grownMB: grown / 1e6 };
+  return { ms, grownMB: grown / 1e6 };
 }
 
 function torch([m, k, n]) {
