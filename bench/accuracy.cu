@@ -113,7 +113,7 @@ std::vector<float> uniform(size_t count, std::mt19937& random) {
   return x;
 }
 
-// The special operands of test/special-values.test.ts.
+// The special operands of test/gpu/special-values.test.ts.
 void makeSpecial(std::vector<float>& a, std::vector<float>& b, int64_t k, int64_t n) {
   const float inf = INFINITY, fltMax = 3.40282347e38f;
   for (size_t i = 0; i < a.size(); i += 7) a[i] *= 1e-39f;

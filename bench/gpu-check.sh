@@ -7,8 +7,8 @@
 # Run there as `bash .gpu/run bash bench/gpu-check.sh` after ../shared/gpu/pack build-cpu-only dist; logs go
 # to $OUT (or ./gpu-logs). Short results are printed
 # last. SKIP_TESTS=1 skips the jest suites and sanitizers, SKIP_ACCURACY=1 the accuracy checks, SKIP_BENCH=1
-# the benchmarks; JEST_ARGS picks suites. The kernels' suites are four files (test/gpu*.test.ts) so that the jest
-# workers share them: one file of them all took more than 575 s on its one worker.
+# the benchmarks; JEST_ARGS picks suites (test/gpu, test/runtime, …). The kernels' suites are a file per kernel
+# (test/gpu/), which jest's workers share: one file of them all took more than 575 s on its one worker.
 set -u
 out=${OUT:-gpu-logs}
 mkdir -p "$out"

@@ -1,5 +1,5 @@
 // What the benchmark scripts share: fresh U[-1,1] inputs, the special-value operands, the relative Frobenius
-// error ‖got − ref‖ / ‖ref‖, PyTorch's figures, --name=value arguments, medians and a millisecond clock. test/special-values.test.ts uses the
+// error ‖got − ref‖ / ‖ref‖, PyTorch's figures, --name=value arguments, medians and a millisecond clock. test/gpu/special-values.test.ts uses the
 // special-value operands too.
 'use strict';
 const { execFileSync } = require('child_process');

@@ -7,7 +7,7 @@ const { random, relativeError } = require('./inputs');
 
 // [4097, 33, 4095] takes wgmma-t's tf32 256×128 tile, cut at every edge; [513, 2049, 1409] too, with K split in
 // two, and [513, 8193, 257], with K past the slice depth in 8 slices. [2100, 67, 1999] to [33, 9, 25601] make the
-// plan pick each of mma's larger block tiles (test/helpers.ts, MMA_TILE_SHAPES); [1100, 20, 1000] wgmma's tf32
+// plan pick each of mma's larger block tiles (test/support/helpers.ts, MMA_BLOCK_TILE_SHAPES); [1100, 20, 1000] wgmma's tf32
 // 128×128 (the small shapes take its 128×64 and fp32's 64-row tiles, the large ones the widest); [509, 301, 511]
 // fp32's 64×32 on a full wave, [33, 9, 25601] also its 64×64; [3, 70001, 5] splits K for every kernel
 // (native/cuda/kernels/choose.h); [61, 300, 2053] and [61, 300, 30011] have wgmma-t's 64×128 and 64×192 tiles cut
@@ -30,7 +30,7 @@ const RUNS = [
 ].filter(({ kernel }) => !only || only.includes(kernel));
 
 // The relative error of c against the CPU's product; for one output element (1×K×1) against Σ|a_p·b_p|, the
-// scale rounding error is proportional to, as test/helpers.ts does: a cancelling dot product made ‖C‖ tiny, and
+// scale rounding error is proportional to, as test/support/helpers.ts does: a cancelling dot product made ‖C‖ tiny, and
 // a correct wgmma tf32 1×700×1 came out at 3.0e-3 "relative error" under racecheck.
 function errorOf(c, a, b, m, k, n) {
   const cpu = matmulSync(a, b, { m, k, n }, { backend: 'cpu' });
@@ -97,8 +97,8 @@ for (const { kernel, precision, tolerance } of RUNS) {
   }
   // Step 6 (gemv) reads A and B as stored: every transpose, on shapes that cut its 256-wide blocks and 32-deep
   // stages, each variant (4, 8, 16 rows or columns), and K split (3×70001×5, 1×2049×77 to fill the SMs).
-  const GEMV_SHAPES = [[1, 1, 1], [1, 700, 1], [5, 33, 1027], [16, 300, 513], [1000, 257, 1], [4100, 64, 7], [3, 70001, 5], [1, 2049, 77], [513, 2049, 16]];
-  for (const [m, k, n] of only && !only.includes('gemv') ? [] : GEMV_SHAPES) {
+  const AT_MOST_16_ROWS_OR_COLUMNS_SHAPES = [[1, 1, 1], [1, 700, 1], [5, 33, 1027], [16, 300, 513], [1000, 257, 1], [4100, 64, 7], [3, 70001, 5], [1, 2049, 77], [513, 2049, 16]];
+  for (const [m, k, n] of only && !only.includes('gemv') ? [] : AT_MOST_16_ROWS_OR_COLUMNS_SHAPES) {
     for (const [transA, transB] of [[false, false], [false, true], [true, false], [true, true]]) {
       const common = { a: random(m * k), b: random(k * n), m, k, n, transA, transB };
       const onGpu = await gemm({ ...common, c: new Float32Array(m * n).fill(NaN) }, { backend: 'cuda', kernel: 'gemv' });

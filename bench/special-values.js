@@ -2,7 +2,7 @@
 // IEEE special values through the public API, on every backend, kernel and precision: the elements of a
 // 67×45×71 product whose class (NaN, +Inf, −Inf, finite) differs from a float64 reference rounded to float32,
 // with ±Inf, NaN, values near FLT_MAX and subnormals among the operands (bench/inputs.js, specialOperands;
-// test/special-values.test.ts asserts 0 on them; bench/accuracy.cu counts cuBLAS's).
+// test/gpu/special-values.test.ts asserts 0 on them; bench/accuracy.cu counts cuBLAS's).
 //   node bench/special-values.js [package directory, default this one]
 'use strict';
 const path = require('path');

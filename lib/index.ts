@@ -1,6 +1,6 @@
 // cuda-matmul's API: C = A·B for row-major Float32Arrays on an NVIDIA GPU, or on the CPU when none is usable;
 // Matrix (matrix.ts) for data that stays on the GPU between products.
-// Data flow (ARCHITECTURE.md): this file → validate.ts (arguments) → batching.ts (small products made while
+// Data flow (docs/architecture.md): this file → validate.ts (arguments) → batching.ts (small products made while
 // others run are gathered into one batch) → native.ts (binding) → native/binding/
 // → native/core/plan.cpp (backend) → native/cuda/ (transfer route → kernel) or native/cpu/ → the result array.
 import { abortable } from './abort';

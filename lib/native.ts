@@ -1,4 +1,4 @@
-// Loads the native addon (ARCHITECTURE.md, "Shipped binaries"): the file named by CUDA_MATMUL_ADDON, else a local
+// Loads the native addon (docs/architecture.md, "Shipped binaries"): the file named by CUDA_MATMUL_ADDON, else a local
 // build (build/Release, made only by `cuda-matmul build-from-source`), else the shipped variant for this platform
 // whose CUDA runtime the installed driver runs, as the driver probe finds it. Every failure is gathered into one
 // error that says what was tried and what to do.

@@ -1,6 +1,6 @@
 // The options a caller chooses from: the one table the validation (validate.ts)
 // and the public types (types.ts) follow. The native layer has the same table in native/core/options.h;
-// test/structure.test.ts checks the two against each other through native.options().
+// test/structure/structure.test.ts checks the two against each other through native.options().
 import type { Backend, KernelName, Metric, Precision } from './types';
 
 /** Where a product runs: `'auto'` uses CUDA when a device is usable, else the CPU. */

@@ -2,7 +2,7 @@
 // Builds one product addon and the driver probe from native/sources.json: every source compiled (in parallel) and
 // linked with the C++ and GCC runtimes inside, so the binary needs no GLIBCXX_ version of the machine it runs on.
 // scripts/build-prebuilds.sh runs it inside a Debian bullseye root for every binary the package ships
-// (ARCHITECTURE.md, "Shipped binaries"); `npx cuda-matmul build-from-source` runs it for a local build.
+// (docs/architecture.md, "Shipped binaries"); `npx cuda-matmul build-from-source` runs it for a local build.
 //
 //   node scripts/build-addon.js --variant cuda13|cuda12|cpu|local --out DIR [--target linux-x64|linux-arm64]
 //        [--in-root ROOT] [--nvcc PATH --cuda-include DIR --cuda-lib DIR] [--node-headers DIR]
@@ -155,7 +155,7 @@ function fingerprint(commands, toolVersions, tools) {
 // linked in and hidden, so it asks the system for glibc alone; a local build runs where it was built, with that
 // system's (RHEL, for one, ships no static libstdc++ by default). The addon is never unloaded (-z nodelete): Node
 // unloads a Worker's addons when the Worker ends, but V8 still calls code of ours afterwards (the deleters of
-// result memory, the control blocks of held arrays), which then is gone (ARCHITECTURE.md, "Shipped binaries").
+// result memory, the control blocks of held arrays), which then is gone (docs/architecture.md, "Shipped binaries").
 function linkCommands(options, tools, jobs, file, probeFile) {
   const libraries = tools.cuda ? [`-L${tools.cuda.lib}`, ...config.cudaStaticLibraries.map((l) => `-l${l}`)] : ['-lpthread'];
   const runtimes = options.variant === 'local' ? [] : ['-static-libstdc++', '-static-libgcc', '-Wl,--exclude-libs,ALL'];

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds every binary the package ships (native/sources.json "shipped") into prebuilds/<platform>/, inside a
 # Debian bullseye root: glibc 2.31 and GCC 10, so the binaries need no glibc newer than 2.31 and, with the C++
-# runtime linked in, no GLIBCXX_ version at all (ARCHITECTURE.md, "Shipped binaries"). Needs root (debootstrap,
+# runtime linked in, no GLIBCXX_ version at all (docs/architecture.md, "Shipped binaries"). Needs root (debootstrap,
 # chroot, bind mounts in a private mount namespace) and Debian's mirror; `npm run build:native` runs it.
 #
 # Arguments, if any, name the binaries to build (target-variant: linux-x64-cuda13); none builds every one.

@@ -16,4 +16,4 @@ CUDA_MATMUL_ADDON=$PWD/build-asan/Release/cuda_matmul.node \
   LD_PRELOAD="$runtime $ubsan" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  npx jest --ci test/hostile test/teardown test/matrix-order test/special-values test/properties test/validation test/results
+  npx jest --ci test/api/hostile test/runtime/teardown test/api/matrix-order test/gpu/special-values test/gpu/properties test/api/validation test/runtime/results

@@ -2,7 +2,7 @@
 # The packed package on systems other than this one, with no GPU:
 #   - Debian bullseye (glibc 2.31, the oldest the binaries are built for), a root with no compiler and no Python,
 #     Node 20 from the npm registry: `npm install` of the tarball, then `npm ci` from the lockfile it wrote, then
-#     test/systems/smoke.js (a product against float64, info(): the CUDA 12 variant, as with no driver, the command
+#     test/packaging/systems/smoke.js (a product against float64, info(): the CUDA 12 variant, as with no driver, the command
 #     line);
 #   - linux-arm64: Node 20 for arm64 from the npm registry under qemu-user, on bullseye's arm64 glibc, loading the
 #     package's linux-arm64 binaries (the CPU variant: no driver; then the CUDA 12 one, forced) and running the same
@@ -46,7 +46,7 @@ if [ "$cafile" != null ] && [ -f "$cafile" ]; then
   registry_env=("npm_config_cafile=$cafile" "NODE_EXTRA_CA_CERTS=$cafile")
 fi
 cp "$tarball" "$runroot/app/cuda-matmul.tgz"
-cp test/systems/smoke.js "$runroot/app/smoke.js"
+cp test/packaging/systems/smoke.js "$runroot/app/smoke.js"
 echo '{ "name": "app", "version": "1.0.0", "private": true }' > "$runroot/app/package.json"
 echo "test-systems: bullseye: npm install, then npm ci from its lockfile, then the smoke test"
 chroot "$runroot" /usr/bin/env -i HOME=/root PATH=/opt/node/bin:/usr/bin:/bin "${registry_env[@]}" /bin/sh -euc '
@@ -65,7 +65,7 @@ chroot "$runroot" /usr/bin/env -i HOME=/root PATH=/opt/node/bin:/usr/bin:/bin "$
 echo "test-systems: linux-arm64 under qemu-user: Node $("$work"/node-x64/package/bin/node --version) for arm64, the package's arm64 binaries"
 mkdir -p "$work/arm64/node_modules/cuda-matmul"
 tar -xzf "$tarball" -C "$work/arm64/node_modules/cuda-matmul" --strip-components=1
-cp test/systems/smoke.js "$work/arm64/smoke.js"
+cp test/packaging/systems/smoke.js "$work/arm64/smoke.js"
 arm64node="qemu-aarch64-static -L $arm64libs $work/node-arm64/package/bin/node"
 (cd "$work/arm64" && SMOKE_NODE="$arm64node" $arm64node smoke.js arm64 cpu)
 echo "test-systems: linux-arm64, the CUDA 12 build forced: it loads (no driver: on the CPU) and says it is untested on a GPU"

@@ -111,7 +111,7 @@ Napi::Value TrimIdle(const Napi::CallbackInfo& info) {
       [](Napi::Env env) { return env.Undefined(); });
 }
 
-// The option table of core/options.h, for test/options.test.ts to compare with lib/options.ts.
+// The option table of core/options.h, for test/structure/structure.test.ts to compare with lib/options.ts.
 Napi::Value Options(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
   auto names = [&](std::span<const char* const> list) {

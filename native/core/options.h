@@ -1,5 +1,5 @@
 // The options a caller chooses from: backends, kernels and precisions (every kernel takes both). lib/options.ts is
-// the same table for the TypeScript validation; test/options.test.ts checks the two against each other through
+// the same table for the TypeScript validation; test/structure/structure.test.ts checks the two against each other through
 // native.options() (binding/addon.cpp). How each kernel runs (launch, tiles, architectures) is its row in
 // cuda/kernels/registry.h, which static_asserts that it lists these kernels in this order.
 #pragma once

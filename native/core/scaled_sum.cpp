@@ -3,7 +3,7 @@
 // No FMA contraction in this file, whatever the build's -ffp-contract (native/sources.json: fast, for the CPU
 // product's inner loops): an FMA rounds α·t + β·c once, and arm64's compilers form one from it, since FMA is in its
 // base instruction set (x86-64's is not), so that gemm from arrays on arm64 differed from the GPU's bits in 34 of
-// 528 elements (test/systems/smoke.js, run there under qemu-user).
+// 528 elements (test/packaging/systems/smoke.js, run there under qemu-user).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=off")
 #endif

@@ -1,6 +1,6 @@
 // A latch and a barrier for teams of threads, as C++20's std::latch and std::barrier behave. The shipped
 // binaries are built with the oldest toolchain of the glibc they support (GCC 10, which has neither header:
-// ARCHITECTURE.md, "Shipped binaries"). The CPU GEMM's team meets at the barrier twice per block of K, not in its
+// docs/architecture.md, "Shipped binaries"). The CPU GEMM's team meets at the barrier twice per block of K, not in its
 // inner loops, so a mutex and a condition variable serve.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The driver probe: a tiny Node-API addon, in C and linked to nothing but libc and libdl, that lib/native.ts
 // loads before the product addon to learn which CUDA version the installed NVIDIA driver supports, so that it
-// can choose the variant built with a CUDA runtime that driver runs (ARCHITECTURE.md, "Shipped binaries").
+// can choose the variant built with a CUDA runtime that driver runs (docs/architecture.md, "Shipped binaries").
 // It opens libcuda.so.1 itself and calls only cuDriverGetVersion, which needs no cuInit and no device.
 #include <dlfcn.h>
 #include <node_api.h>

@@ -212,7 +212,7 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encodeTiled() {
     checkCuda(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found),
               "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)");
 #else
-    // The CUDA 12 variant (ARCHITECTURE.md, "Shipped binaries"): runtimes before 12.5 have only the unversioned query.
+    // The CUDA 12 variant (docs/architecture.md, "Shipped binaries"): runtimes before 12.5 have only the unversioned query.
     checkCuda(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &entry, cudaEnableDefault, &found),
               "cudaGetDriverEntryPoint(cuTensorMapEncodeTiled)");
 #endif

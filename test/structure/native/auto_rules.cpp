@@ -1,0 +1,58 @@
+// 'auto''s rules as data (native/cuda/kernels/auto_rules.h), without a GPU: test/structure/plan.test.ts builds this with g++
+// and the CUDA headers. A device finds its row (its own, else its compute capability's nearest in SMs, else the
+// first); the H100 row gives the choices its thresholds were measured for (choose.h's comments, bench/NOTES.md);
+// and the predicates read the row they are given. Prints each wrong choice, then "wrong: N".
+#include <cstdint>
+#include <cstdio>
+
+#define CUDA_MATMUL_WGMMA  // as the addon built for sm_90a: wgmma's kernels run on an H100 (registry.h, runsOn)
+#include "cuda/kernels/choose.h"
+#include "stub_variants.h"
+
+using namespace cuda_matmul;
+
+int wrong = 0;
+
+void expect(bool ok, const char* what) {
+  if (ok) return;
+  ++wrong;
+  std::printf("%s\n", what);
+}
+
+int main() {
+  const DeviceCaps h100{9, 0, 132}, h100Pcie{9, 0, 114}, a100{8, 0, 108};
+  expect(&autoRulesFor(h100) == &kAutoRules[0], "an H100 SXM takes its own row");
+  expect(&autoRulesFor(h100Pcie) == &kAutoRules[0], "an H100 PCIe takes its compute capability's nearest row");
+  expect(&autoRulesFor(a100) == &kAutoRules[0], "an A100 takes the first row");
+
+  const Precision fp32 = Precision::Fp32, tf32 = Precision::Tf32;
+  auto chose = [&](Kernel kernel, Precision precision, int64_t m, int64_t k, int64_t n, bool bTransposed = false,
+                   bool aTransposed = false) {
+    return autoKernel(precision, m, k, n, h100, bTransposed, aTransposed) == kernel;
+  };
+  expect(chose(Kernel::FewRows, fp32, 1, 768, 1000000), "m = 1: gemv");
+  expect(chose(Kernel::WgmmaF16, tf32, 4096, 4096, 4096), "4096³ tf32: wgmma-f16");
+  expect(chose(Kernel::WgmmaF16, tf32, 4096, 4096, 4096, true), "4096³ tf32, Bᵀ held: wgmma-f16");
+  expect(chose(Kernel::Wgmma, tf32, 2048, 4096, 1024), "2048×4096×1024 tf32 (size 682): wgmma, not wgmma-f16");
+  expect(chose(Kernel::Wgmma, fp32, 256, 256, 256), "256³ fp32: wgmma");
+  expect(chose(Kernel::Mma, fp32, 1000, 128, 1000), "1000×128×1000 fp32 (k under 256): mma");
+  expect(chose(Kernel::Mma, tf32, 256, 256, 256), "256³ tf32: mma");
+  expect(chose(Kernel::WgmmaT, tf32, 64, 768, 100000), "64×768×100000 tf32: wgmma-t");
+  expect(chose(Kernel::WgmmaT, fp32, 512, 768, 1000000, true), "512 rows fp32, Bᵀ held: wgmma-t");
+  expect(chose(Kernel::Wgmma, fp32, 2048, 768, 1000000, true), "2048 rows fp32, Bᵀ held: wgmma");
+  expect(chose(Kernel::WgmmaT, tf32, 8192, 1024, 512), "8192×1024×512 tf32: wgmma-t's 256×128 tiles");
+  expect(chose(Kernel::Wgmma, tf32, 8192, 1024, 512, false, true), "8192×1024×512 tf32, Aᵀ held: wgmma");
+  expect(chose(Kernel::WgmmaT, tf32, 128, 4096, 4096, false, true), "128×4096×4096 tf32, Aᵀ held: wgmma-t");
+
+  // The predicates follow the row: one whose wgmma-f16 steps start past any product never takes it.
+  AutoRules never = kAutoRules[0];
+  for (HalfCopiesStep& step : never.halfCopies) step.size = INT64_MAX;
+  expect(halfCopiesPay(kAutoRules[0], 4096, 4096, 4096) && !halfCopiesPay(never, 4096, 4096, 4096),
+         "halfCopiesPay reads its row's steps");
+  AutoRules wideOnly = kAutoRules[0];
+  wideOnly.wgmmaFp32Columns = 512;
+  expect(wgmmaPaysFor(kAutoRules[0], fp32, 1024, 1024, 256) && !wgmmaPaysFor(wideOnly, fp32, 1024, 1024, 256),
+         "wgmmaPaysFor reads its row's columns");
+  std::printf("wrong: %d\n", wrong);
+  return wrong == 0 ? 0 : 1;
+}
