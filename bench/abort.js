@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What the `signal` option costs and how fast an abort takes effect (README, "Cancellation"):
+// What the `signal` option costs and how fast an abort takes effect (docs/lifecycle.md, "Cancellation"):
 //   node bench/abort.js
 // 1. Awaited Matrix products into `out`, with and without a signal (never aborted): the cost of keeping the
 //    Matrix aside until the write is decided (native/cuda/withdrawal.h). Medians of 200 (20 at 4096³).

@@ -5,7 +5,7 @@
 // (NaN, +Inf, −Inf, finite) differs from the float64 reference's rounded to float32.
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA -I native bench/accuracy.cu \
 //        -lcublas -o accuracy && ./accuracy
-// Then the input classes the accuracy contract names (README, "Accuracy"): uniform, log-uniform magnitudes over
+// Then the input classes the accuracy contract names (docs/accuracy.md, "The two precisions"): uniform, log-uniform magnitudes over
 // 2^±24, rows of A and columns of B scaled by 2^±50, pairs of terms that cancel to 1e-3 of their size, and small
 // integers (exact), on a square-ish product and on one of few rows (gemv), each kernel and 'auto' against cuBLAS.
 // Prints one line per case, and "FAIL" where ours exceeds twice cuBLAS's error or a class differs (the cancelling

@@ -3,8 +3,7 @@
 // arrays (PyTorch: numpy arrays to the device, bmm, and back) and on Matrices (PyTorch: bmm on device tensors).
 // Products per second, medians of --calls (7) after 2 warm-up calls, in a process that has first made --warm-up
 // (300) calls of a batch of 100 products of each kind: V8 optimises the call path over its first calls, which took
-// 80–300 µs each where the later ones took 62 µs (16³ on Matrices, bench/NOTES.md, "Strided batches: a thread's
-// 8×8 elements").
+// 80–300 µs each where the later ones took 62 µs (16³ on Matrices, docs/batching.md, "Strided batches").
 //   node bench/batches.js [--batch=20000] [--sizes=16,64] [--warm-up=300]
 'use strict';
 const { Matrix, gemm, info } = require('..');

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Matrix products 40 in flight against the kernel alone (README, "Benchmarks"): for each shape of the kernels' table,
+// Matrix products 40 in flight against the kernel alone (docs/benchmarks.md): for each shape of the kernels' table,
 // in both precisions, products issued 40 at a time through `Matrix#matmul` (a first round, then 5 timed: 240 back
 // to back), against what a Matrix product runs, launched as many times back to back by a build of bench/kernels.cu
 // (`--resident`: 'auto''s kernel, on the Bᵀ a Matrix keeps). The GPU's clock under its power cap drifts by ±5%
 // between minutes, more than the difference measured, so the two are taken in 3 pairs in alternating order, each
-// side after a rest, and the median of the pairs' ratios is reported (bench/NOTES.md). Needs
+// side after a rest, and the median of the pairs' ratios is reported (docs/benchmarks.md). Needs
 // CUDA_MATMUL_KERNELS_BIN for the kernel alone; prints a table.
 'use strict';
 const { Matrix } = require('..');
@@ -82,7 +82,7 @@ async function inFlightAgainstAlone(shape, precision) {
   };
 }
 
-// The kernels' table's shapes (README, "Benchmarks"), with the precisions it names for each.
+// The kernels' table's shapes (docs/benchmarks.md), with the precisions it names for each.
 const SHAPES = [
   { m: 2048, k: 2048, n: 2048, precisions: ['fp32'] },
   { m: 4096, k: 4096, n: 4096, precisions: PRECISIONS },

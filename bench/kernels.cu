@@ -2,7 +2,7 @@
 // events. It includes the product's kernel sources and tile rule directly, so it times exactly what ships; "auto" is
 // the kernel and tile that kernel: 'auto' picks for the shape. --tune adds every mma tile and configurations not
 // built into the product, and every wgmma tile; --back-to-back also times each kernel 40 times queued at once
-// (--back-to-back=N: N times; the H100 reaches its power cap within a few hundred, bench/NOTES.md); --tiny=N plants N
+// (--back-to-back=N: N times; the H100 reaches its power cap within a few hundred, docs/benchmarks.md); --tiny=N plants N
 // values of 1e-12 in A and in B (wgmma-f16's recomputed rows and columns); --only=TEXT times only the kernels whose
 // names contain TEXT (cuBLAS always; repeatable); --resident times only what a Matrix product runs, in both
 // precisions or (--resident=fp32|tf32) one (bench/inflight.js sets Matrices in flight against it). --tune-rules
@@ -242,7 +242,7 @@ void cublasProduct(cublasHandle_t handle, cublasComputeType_t compute, const cud
 }
 
 // cuBLAS TF32 on B given K-major, as Bᵀ made beforehand: whether cuBLAS itself pays for reading B as a row-major
-// caller holds it (bench/NOTES.md, "Bᵀ made inside the wgmma kernel, not kept").
+// caller holds it (docs/kernels.md, "Step 3: wgmma").
 Runner cublasOnGivenTranspose(cublasHandle_t handle, const Problem& p) {
   const int64_t ldbt = cuda_matmul::paddedPitch(p.k);
   const GivenTransposes made = givenTransposes(p, cuda_matmul::Rounding::None);

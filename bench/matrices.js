@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Device-resident Matrices through the public API, beside PyTorch on the same host in the same run
-// (bench/NOTES.md, "Stream-ordered Matrices"): each product awaited (1024³, 512³: the overhead per call), 40 in
+// (docs/matrices.md, "Program order"): each product awaited (1024³, 512³: the overhead per call), 40 in
 // flight (1024³ fp32, 4096³ tf32: throughput), a chain X·W1·W2 → toArray() issued without awaiting between steps,
 // and gemm from host arrays (4096³, transB, β = 1) against matmul's end-to-end time. Inputs rotate through sets
 // larger than the 50 MB L2; medians. Prints a table last; `--json` writes it as JSON too.
@@ -15,8 +15,7 @@ const { median, now, pytorchNumbers, random } = require('./inputs');
 const tflops = (n, ms) => (2 * n ** 3) / (ms * 1e-3) / 1e12;
 
 // Each product awaited before the next: what a request handler that needs its result sees, in a process that has
-// served a while. V8 optimises the call path over its first thousand or so calls (bench/NOTES.md, "512³ awaited:
-// warm-up"), so calls 1 000–1 300 are timed; the median of calls 20–320 is returned beside it as `early`.
+// served a while. V8 optimises the call path over its first thousand or so calls (docs/benchmarks.md), so calls 1 000–1 300 are timed; the median of calls 20–320 is returned beside it as `early`.
 const WARM_UP = 1000;
 async function awaited(n, precision, calls) {
   const sets = await operandSets({ m: n, k: n, n });
@@ -67,7 +66,7 @@ async function chain(n) {
 }
 
 // gemm from host arrays (transB, β = 1) against matmul on the same host arrays. The two alternate, a pair at a
-// time, since this host's copy rate drifts by up to 2× between minutes (bench/NOTES.md): timed one after the
+// time, since this host's copy rate drifts by up to 2× between minutes (docs/benchmarks.md): timed one after the
 // other, their ratio measured the drift (0.56× and 1.22× in two runs). The ratio is the median of the pairs'.
 async function hostGemm(n) {
   const a = random(n * n), b = random(n * n), c = random(n * n), out = new Float32Array(n * n);

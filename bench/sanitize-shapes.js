@@ -18,7 +18,7 @@ const { random, relativeError } = require('./inputs');
 const SHAPES = [[1, 1, 1], [97, 131, 61], [97, 61, 131], [4097, 33, 4095], [1, 700, 1], [33, 1, 17], [2100, 67, 1999], [25345, 9, 37], [33, 9, 25601], [1100, 20, 1000], [509, 301, 511], [3, 70001, 5], [61, 300, 2053], [61, 300, 30011], [40, 2500, 3001], [1, 2049, 77], [37, 2500, 64], [513, 2049, 1409], [513, 8193, 257]];
 const hopper = info().devices[0]?.computeCapability === '9.0';
 // SANITIZE_KERNELS=wgmma,wgmma-t keeps only those kernels' runs (search: the search's alone) (racecheck on muld, blocktile and mma alone takes
-// about 275 s on an H100: bench/NOTES.md, "The sanitizers and the suite on the reviewed kernels").
+// about 275 s on an H100: docs/development.md, "Sanitizers").
 const only = process.env.SANITIZE_KERNELS?.split(',');
 const RUNS = [
   ...['muld', 'blocktile', 'mma'].map((kernel) => ({ kernel, precision: 'fp32', tolerance: 1e-5 })),

@@ -4,7 +4,7 @@
 // rows of each back in JavaScript arrays, each call awaited; PyTorch's `torch.topk(q @ C.T, k)` with the values and
 // indices brought to the host (`.cpu()`) on a corpus of the same size. Medians of --calls after warm-up, in a process
 // that has first made 1 000 small searches (V8 optimises the call path over its first thousand calls:
-// bench/NOTES.md, "512³ awaited: warm-up").
+// docs/benchmarks.md).
 // Prints a table last; --json=FILE writes it as JSON too.
 //   node bench/search-gpu.js [--rows=1000000] [--dim=768] [--k=10] [--queries=1,8,64,512] [--calls=30]
 'use strict';

@@ -6,8 +6,7 @@
 // the query, the scores written) at the GPU's memory bandwidth (--bandwidth=TB/s, 3.35 for an H100 SXM).
 // Then host arrays: gemm with each transpose against matmul on the same shape (the operands pre-transposed).
 // Medians of --calls (30) after 5 warm-up calls each, in a process that has first made 1 000 small calls of the
-// same kind: V8 optimises the call path over its first thousand or so calls (bench/NOTES.md, "512³ awaited:
-// warm-up"), and without them the first rows measured it (m = 1 awaited 0.13 ms over the kernel, m = 8 0.06).
+// same kind: V8 optimises the call path over its first thousand or so calls (docs/benchmarks.md), and without them the first rows measured it (m = 1 awaited 0.13 ms over the kernel, m = 8 0.06).
 // Prints a table last; --json=FILE writes it as JSON too.
 //   node bench/search.js [--rows=1000000] [--dim=768] [--queries=1,8,64,512] [--bandwidth=3.35]
 'use strict';

@@ -2,7 +2,7 @@
 // What a user's server sees: an HTTP server (node:http) that multiplies one product per request, driven by
 // autocannon (64 keep-alive connections), in a child process of its own so that the load generator does not
 // share its event loop. The server measures its own event-loop delay (perf_hooks.monitorEventLoopDelay) while
-// under load; autocannon gives requests/s and the request latency. Prints the table of README's "Benchmarks":
+// under load; autocannon gives requests/s and the request latency. Prints the table of docs/benchmarks.md:
 //   node bench/server.js [--seconds 6] [--connections 64] [--cases 256:await:cuda,64x4096x1024:weights:cuda,...]
 // A case is size:mode:backend[:copyThreads], size n (n×n×n) or MxKxN, mode one of await | sync (matmulSync) |
 // weights (B kept on the backend as a Matrix, as a model's weights are; each request uploads its A, multiplies and

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The host-array figures of README's "Benchmarks" beside PyTorch on the same host: small products one at a time (16³,
+// The host-array figures of docs/benchmarks.md beside PyTorch on the same host: small products one at a time (16³,
 // 64³, 128³), 20 000 concurrent small products (products/s; the last round's results checked against float64
 // products), and the 4096³ headline from plain arrays into a new array (9 runs: median and slowest; in a fresh
 // process, as a server doing large products sees it, and after the small products, with their results' memory in the
@@ -61,8 +61,7 @@ async function large(n, runs, pinned) {
     times.push((now() - start) / 1e3);
     runsSeen.push(`${times[i].toFixed(1)}/${process.resourceUsage().minorPageFault - faults}`);
   }
-  // Each run's ms / page faults, so that a slow run can be told from one on fresh memory (bench/NOTES.md, "The host's
-  // page faults and the per-call floor").
+  // Each run's ms / page faults, so that a slow run can be told from one on fresh memory (docs/transfers.md, "New result arrays").
   return { median: median(times), slowest: Math.max(...times), runs: runsSeen.join(' ') };
 }
 
@@ -82,8 +81,7 @@ print(one(16, 2000), one(64, 2000), one(128, 2000))
 
 async function main() {
   // First, before this process starts CUDA: run after the rest, beside this process's context and memory, it gave
-  // medians of 7.9–14.2 ms where processes of their own gave 7.1–9.8 (bench/NOTES.md, "Where result blocks are
-  // page-locked").
+  // medians of 7.9–14.2 ms where processes of their own gave 7.1–9.8 (docs/transfers.md, "New result arrays").
   const fresh = JSON.parse(execFileSync(process.execPath, [__filename, '--large'], { encoding: 'utf8' }));
   const rows = [];
   const sizes = [16, 64, 128];

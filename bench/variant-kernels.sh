@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/kernels.cu built by the toolkit of each shipped linux-x64 variant (CUDA 13.0 and 12.4), to compare their
-# code on one GPU (bench/NOTES.md, "The CUDA 12 variant"). Two halves, as device time is scarce:
+# code on one GPU (docs/kernels.md, "The CUDA 12 variant"). Two halves, as device time is scarce:
 #   here, as root, after scripts/build-prebuilds.sh made the bullseye root:
 #     bash bench/variant-kernels.sh build        writes .gpu-exp/ (kernels13.o, kernels12.o, CUDA 12.4's static runtime)
 #   on the GPU host, carrying .gpu-exp:

@@ -1,7 +1,9 @@
 // Matrices that stay on the GPU: a two-layer chain X·W1·W2 with no copies between the products, freed by
 // `using` (or dispose()), and one download at the end. Operations on a Matrix run in the order they are issued,
 // so the chain needs no await between its steps.
-//   npx tsc examples/matrix-chain.ts … ; node matrix-chain.js   (test/examples.test.ts does this)
+// In a project with cuda-matmul, typescript (5.2 or newer) and @types/node installed, on Node 20.4 or newer:
+//   npx tsc --strict --target es2022 --module node16 matrix-chain.ts && node matrix-chain.js
+// (test/packaging/examples.test.ts runs these two commands as written here.)
 import { Matrix } from 'cuda-matmul';
 
 const random = (length: number) => Float32Array.from({ length }, () => Math.random() - 0.5);

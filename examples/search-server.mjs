@@ -2,7 +2,7 @@
 // values, standing in for a store of embeddings), and answers POST /search with a JSON body { vector, k } by the
 // k most similar rows, by cosine. It sends itself a few requests, prints the answers, and closes.
 //   node examples/search-server.mjs
-// The corpus lives on the GPU where there is one, else in host memory (README, "corpus.search").
+// The corpus lives on the GPU where there is one, else in host memory (docs/search.md).
 import http from 'node:http';
 import { info, Matrix } from 'cuda-matmul';
 

@@ -1,4 +1,4 @@
-// The `signal` option (README, "Cancellation"): a call given an AbortSignal rejects with the signal's reason when
+// The `signal` option (docs/lifecycle.md, "Cancellation"): a call given an AbortSignal rejects with the signal's reason when
 // it is aborted before the call settles. An already-aborted signal rejects at once, with nothing started. Otherwise
 // the call gets a native CallAbort (native/core/call_abort.h), which the signal's 'abort' listener requests: a call
 // not yet started is dropped, a CPU product stops at its next slice of k, device work runs to its end with its

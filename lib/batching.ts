@@ -1,4 +1,4 @@
-// Dynamic batching of small products from host arrays (bench/NOTES.md, "Dynamic batching of small products"). A small
+// Dynamic batching of small products from host arrays (docs/batching.md, "Gathered small products"). A small
 // matmul made while earlier small ones are still running is gathered (native/binding/gathered.cpp holds its
 // arrays), and what was gathered runs as one batch once a staging buffer's worth is there or work in flight ends:
 // one copy each way and one launch per staging buffer of products (native/cuda/transfer/gathered_products.cu)
@@ -18,7 +18,7 @@ const MAX_DEPTH = 1024;
 // as it is full, however many are running, so that batches run while a long synchronous loop is still making
 // calls (they queue for the thread pool like any other call); the last one, not full, starts when work in flight
 // ends. Capped at four running, the rest waited for that loop to yield: 20 000 concurrent 64³ products, 85 000
-// against 141 000 products/s on the H100 host (bench/NOTES.md).
+// against 141 000 products/s on the H100 host (docs/batching.md, "Gathered small products").
 const BATCH_FLOATS = 1920 * 1024;
 
 interface Waiting {

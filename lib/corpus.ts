@@ -1,4 +1,4 @@
-// A corpus sharded over several GPUs (README, "Corpus"): its rows cut into one contiguous shard per device, held
+// A corpus sharded over several GPUs (docs/search.md, "Corpus over several GPUs"): its rows cut into one contiguous shard per device, held
 // there as a Matrix per piece of the rows the caller gave (a Float32Array holds at most 2^32 values in Node 20, a
 // corpus of 10 million rows of 768 is 7.7 × 10^9); a search runs on every part at once, each part's k best come
 // back, and those are merged here in the order of core/search.h's CandidateOrder (the better score first, NaN
@@ -38,7 +38,7 @@ export interface CorpusPart {
 }
 
 /**
- * A corpus of rows sharded over several GPUs of the host, searched on all of them at once (README, "Corpus").
+ * A corpus of rows sharded over several GPUs of the host, searched on all of them at once (docs/search.md, "Corpus over several GPUs").
  * @example
  * const corpus = await Corpus.from(pieces, 10_000_000, 768, { devices: 'all' });
  * const { indices, scores } = await corpus.search(query, { k: 10, metric: 'cosine' });

@@ -72,7 +72,7 @@ export interface MatrixGemmOptions {
   /** Arithmetic precision (default `'fp32'`). */
   precision?: Precision;
   /**
-   * Aborts the call: its Promise rejects with `signal.reason` (README, "Cancellation"). On Matrices the write into
+   * Aborts the call: its Promise rejects with `signal.reason` (docs/lifecycle.md, "Cancellation"). On Matrices the write into
    * c is then withdrawn whole: c keeps what the operations before it made, and later operations see that.
    */
   signal?: AbortSignal;
@@ -91,7 +91,7 @@ export interface GemmOptions extends MatrixGemmOptions {
  * @example
  * // C (2×2) = 2·Aᵀ·B + C, with A stored transposed (3×2)
  * await gemm({ a, b, c, m: 2, k: 3, n: 2, transA: true, alpha: 2, beta: 1 });
- * // given up when the client goes away (README, "Cancellation")
+ * // given up when the client goes away (docs/lifecycle.md, "Cancellation")
  * await gemm({ a, b, c, m: 2, k: 3, n: 2 }, { signal: request.signal });
  */
 export async function gemm(args: GemmArrays, options?: GemmOptions): Promise<Float32Array>;

@@ -31,7 +31,7 @@ const { version } = require('../package.json') as { version: string };
  */
 export function matmul(a: Float32Array, b: Float32Array, shape: Shape, options?: MatmulOptions): Promise<Float32Array> {
   // Not an async function: the native Promise is returned as it is, with no second one wrapped around it
-  // (a few microseconds for a 64³ product, bench/NOTES.md).
+  // (a few microseconds for a 64³ product, docs/matrices.md, "A Matrix call's host time").
   try {
     const call = readMatmul(a, b, shape, options);
     startIdleTrimming();

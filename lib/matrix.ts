@@ -29,7 +29,7 @@ export interface MatrixOptions {
   backend?: Backend;
   /** CUDA device index (default 0). */
   device?: number;
-  /** Aborts the upload: the Promise rejects with `signal.reason`, and no Matrix is made (README, "Cancellation"). */
+  /** Aborts the upload: the Promise rejects with `signal.reason`, and no Matrix is made (docs/lifecycle.md, "Cancellation"). */
   signal?: AbortSignal;
 }
 
@@ -43,7 +43,7 @@ export interface MatrixProductOptions {
   out?: Matrix;
   /**
    * Aborts the product: the Promise rejects with `signal.reason`; a write into `out` is withdrawn whole (`out` keeps
-   * what the operations before it made), a new result is never made (README, "Cancellation").
+   * what the operations before it made), a new result is never made (docs/lifecycle.md, "Cancellation").
    */
   signal?: AbortSignal;
 }
@@ -120,7 +120,7 @@ export class Matrix {
    */
   matmul(other: Matrix, options?: MatrixProductOptions): Promise<Matrix> {
     // Not an async function, and no option objects rebuilt: this path's own cost is part of every awaited product
-    // (bench/NOTES.md, "Where a 512³ Matrix product's host time goes"). Errors still reject the returned Promise.
+    // (docs/matrices.md, "A Matrix call's host time"). Errors still reject the returned Promise.
     try {
       const { out, kernel, precision, signal } = readMatrixProduct(options);
       if (!(other instanceof Matrix)) throw new TypeError(`other: expected a Matrix, got ${describe(other)}`);

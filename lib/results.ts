@@ -1,6 +1,6 @@
 // New result arrays (matmul without `out`, Matrix#toArray). Their memory comes from the addon's cache of freed
 // results (native/core/result_memory.h): a block already faulted in rather than new pages, which for a 64 MiB result
-// cost more than the 4096³ product itself (bench/NOTES.md, "A cache of collected results' memory"). It is not
+// cost more than the 4096³ product itself (docs/transfers.md, "New result arrays"). It is not
 // zero-filled: the product or the download writes every element before the caller sees the array.
 import { native } from './native';
 

@@ -1,8 +1,7 @@
-// Searches gathered while one runs (README, "corpus.search"): a search made, with its queries as an array, while
+// Searches gathered while one runs (docs/search.md): a search made, with its queries as an array, while
 // another search of that corpus is in flight waits with the others made meanwhile that ask for the same k, metric
 // and precision, and they run as one search of all their queries once a search in flight ends, or at once when
-// the group is full. A search reads the corpus once whatever the number of queries (bench/NOTES.md, "Search on the
-// CPU": 16 queries cost what one does; "Search on the GPU": 16 cost 1.2 times one), so a server answering one query
+// the group is full. A search reads the corpus once whatever the number of queries (docs/search.md, "Search on the CPU": 16 queries cost what one does; "Search on the GPU": 16 cost 1.2 times one), so a server answering one query
 // per request answers the requests that arrive together at about the cost of one. A query's scores are the same
 // arithmetic whatever queries are beside it (on the GPU up to 16 of them: the few-rows product with every sum in
 // order of k), so each caller gets the bits it would alone. A search made when none is in flight is queued at once,

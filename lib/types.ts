@@ -17,7 +17,7 @@ export type Backend = 'auto' | 'cuda' | 'cpu';
  * `'gemv'` computes products with at most 16 rows or 16 columns (a vector times a matrix, a few queries against
  * a corpus) at the rate the GPU reads the large operand, with A and B read as stored (transposed or not); fp32 in
  * both precisions; `'auto'` picks it for every such product (but a small one from host arrays that may be gathered
- * with other calls, which Muld computes: README, "Determinism"), and asking for it on a larger one is a RangeError.
+ * with other calls, which Muld computes: docs/accuracy.md, "Determinism"), and asking for it on a larger one is a RangeError.
  */
 export type KernelName = 'auto' | 'muld' | 'blocktile' | 'mma' | 'wgmma' | 'wgmma-t' | 'wgmma-f16' | 'gemv';
 /**
@@ -41,7 +41,7 @@ export interface SearchOptions {
   metric?: Metric;
   /** Arithmetic precision of the scores (default `'fp32'`); `'tf32'` may rank rows whose scores nearly tie differently. */
   precision?: Precision;
-  /** Aborts the search: the Promise rejects with `signal.reason` (README, "Cancellation"). */
+  /** Aborts the search: the Promise rejects with `signal.reason` (docs/lifecycle.md, "Cancellation"). */
   signal?: AbortSignal;
 }
 
@@ -76,7 +76,7 @@ export interface MatmulOptions {
   /** CUDA device index (default 0). */
   device?: number;
   /**
-   * Aborts the call: its Promise rejects with `signal.reason` (README, "Cancellation"). A call not yet started is
+   * Aborts the call: its Promise rejects with `signal.reason` (docs/lifecycle.md, "Cancellation"). A call not yet started is
    * dropped; a running CPU product stops at its next slice of k; device work runs to its end, its result not
    * delivered (`out` may have been written).
    */

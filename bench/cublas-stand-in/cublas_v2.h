@@ -5,8 +5,7 @@
 //   here:  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -DCUDA_MATMUL_WGMMA -I native \
 //            -I bench/cublas-stand-in -c bench/kernels.cu -o .gpu-exp/kernels.o
 //   there: nvcc .gpu-exp/kernels.o -lcublas -o /tmp/kernels
-// cuBLAS's own figures and errors from such a build matched a build against the real header (bench/NOTES.md, "Bᵀ made
-// inside the wgmma kernel, not kept"). A wrong value here would show there as a cuBLAS error or an error column far
+// cuBLAS's own figures and errors from such a build matched a build against the real header (docs/kernels.md, "Step 3: wgmma"). A wrong value here would show there as a cuBLAS error or an error column far
 // off.
 #pragma once
 

@@ -97,8 +97,7 @@ Napi::Value Shutdown(const Napi::CallbackInfo& info) {
 }
 
 // trimIdle(idleSeconds) → Promise<undefined>, on the thread pool: freeing page-locked and device memory waits for the
-// device, which stalled the event loop up to 71 ms after a burst of Matrix traffic (bench/NOTES.md, "Event-loop
-// stalls, multicast, the TF32 pipe at a locked clock").
+// device, which stalled the event loop up to 71 ms after a burst of Matrix traffic (docs/lifecycle.md, "The event loop").
 Napi::Value TrimIdle(const Napi::CallbackInfo& info) {
   const double given = info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 0.0;
   const double idleSeconds = given >= 0 ? given : 0.0;  // NaN too

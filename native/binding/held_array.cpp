@@ -32,7 +32,7 @@ bool resizable(const v8::BackingStore& store) {
 // Node-API offers no way to keep an ArrayBuffer's memory alive across a detach, so holding an array uses V8's own API
 // (v8_values.h): the shared backing store outlives any transfer of the buffer. Straight through V8, once: Node-API's
 // checks and napi_get_typedarray_info read the array four times over, 1.75 µs for a gathered call's three arrays on
-// the H100 host (bench/NOTES.md, "The host's page faults and the per-call floor"). A value that is not a Float32Array
+// the H100 host (docs/transfers.md, "New result arrays"). A value that is not a Float32Array
 // goes to requireFloat32Array, which words the error.
 HeldArray HeldArray::takeInput(const Napi::Value& value, const char* name) {
   const v8::Local<v8::Value> local = asLocal(value);

@@ -98,7 +98,7 @@ Napi::Value MatrixFrom(const Napi::CallbackInfo& info) {
 // matrixMultiply(a: NativeMatrix, b: NativeMatrix, out?: NativeMatrix, kernel?: string, precision?: string)
 //   → Promise<NativeMatrix>
 // Positional, not an options object: reading and checking an object's keys took a fifth of the call's time
-// (bench/NOTES.md, "Where a 512³ Matrix product's host time goes"); lib/matrix.ts has read the user's options.
+// (docs/matrices.md, "A Matrix call's host time"); lib/matrix.ts has read the user's options.
 Napi::Value MatrixMultiply(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     auto a = NativeMatrix::require(info[0], "a");

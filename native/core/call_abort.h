@@ -1,4 +1,4 @@
-// A call's abort: the native side of the `signal` option (lib/abort.ts; README, "Cancellation"). The binding
+// A call's abort: the native side of the `signal` option (lib/abort.ts; docs/lifecycle.md, "Cancellation"). The binding
 // requests it on the JavaScript thread when the caller's AbortSignal fires; the call's work reads it from any
 // thread (a CPU product stops at its next k-slice: core_budget.h, StopSignal). What must happen at once, on the
 // JavaScript thread (a queued task dropped, the device told that a Matrix write is withdrawn), is registered

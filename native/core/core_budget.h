@@ -1,6 +1,6 @@
 // The cores the library's own threads may keep busy at once: every core but one, which stays the JavaScript thread's.
 // Without a bound, products in flight together each took a thread per core (4 pool threads on a 16-core host could
-// keep 64 busy), and the JavaScript thread waited for a core (bench/NOTES.md, "Server-grade, first steps"). A thread
+// keep 64 busy), and the JavaScript thread waited for a core (docs/transfers.md, "The core budget"). A thread
 // that computes for the library holds a lease on its share first; when every core of the budget is leased, the next
 // product waits for one, and a product that finds fewer free runs with fewer threads. A helper that joins work its
 // caller can finish alone (the host-copy team) takes a core only if one is free, and never waits.

@@ -53,8 +53,7 @@ struct GemmRequest {
 // degenerate products of any backend): at most a 32³ product's work and elements, batch included. Handing a product
 // to the thread pool and back took 35–43 µs of latency on the H100 host and a few µs of the JavaScript thread's time;
 // a 32³ product computes in about that. At 64³ (~18 µs there) the calling thread computing 20 000 concurrent products
-// one after another did 34 000–35 000/s against 39 000–49 000 on four pool threads (bench/NOTES.md, "Small products
-// from host arrays: the last two rows"). And a product waiting for a core of the CPU budget would wait behind the
+// one after another did 34 000–35 000/s against 39 000–49 000 on four pool threads (docs/transfers.md, "The inline route"). And a product waiting for a core of the CPU budget would wait behind the
 // others.
 inline bool runsOnCaller(const GemmRequest& r) {
   constexpr int64_t kFlops = int64_t{32} * 32 * 32, kFloats = 3 * 32 * 32;
@@ -96,7 +95,7 @@ inline bool runsAsGathered(const GemmRequest& r) {
 // Whether a strided batch of `count` products of shape s runs in one launch (host arrays: as gathered products do,
 // transfer/routes.h; Matrices: kernels/batched_tiles.cu): more than one, none transposed or scaled, each within
 // what a gathered product keeps to. (The caller also leaves the kernel to 'auto'.) One product after another took 32 µs
-// each at 16³ from host arrays (bench/NOTES.md, "Step 6").
+// each at 16³ from host arrays (docs/kernels.md, "Step 6: few rows").
 inline bool batchRunsGrouped(const GemmShape& s, int64_t count) {
   return count > 1 && gatherableProduct(s);
 }

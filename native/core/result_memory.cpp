@@ -30,10 +30,9 @@ constexpr size_t kCacheLimitBytes = size_t{512} << 20;
 constexpr size_t kMappedBytes = size_t{2} << 20;
 constexpr size_t kHugePage = size_t{2} << 20;
 // Blocks from here up get huge pages advised (faulting in a 64 MiB result took 38–45 ms on one thread of the H100
-// host, 2.6–2.9 ms with huge pages over 15: bench/NOTES.md, "The host's page faults and the per-call floor"), and the
+// host, 2.6–2.9 ms with huge pages over 15: docs/transfers.md, "New result arrays"), and the
 // ones made ahead (prepareSpares) are page-locked: registering 64 MiB took 4.0 ms there, and DMA straight into it
-// saved 2.3 ms of every 4096³ product's copies out of staging (bench/NOTES.md, "A cache of collected results'
-// memory", and "Where result blocks are page-locked").
+// saved 2.3 ms of every 4096³ product's copies out of staging (docs/transfers.md, "New result arrays", and "Where result blocks are page-locked").
 constexpr size_t kLargeBytes = size_t{32} << 20;
 // Blocks of a large size made ahead when its last cached one is taken (prepareSpares), each on a thread of its own.
 constexpr size_t kSpares = 4;
@@ -105,7 +104,7 @@ class ResultCache {
   // (the rule before), or in the background to every block given back (tried), it put 3–4 ms outliers among a
   // process's first 4096³ products. One thread per block: on two threads, after rounds of small products (a short
   // warm-up), the second pair was still being made, and page-locked, during the runs that followed, which took up
-  // to 22 ms instead of 7 (bench/NOTES.md, "Where result blocks are page-locked", to "The inline route's tile").
+  // to 22 ms instead of 7 (docs/transfers.md, "New result arrays", to "The inline route's tile").
   void prepareSpares(size_t size) {
     const size_t count = std::min(kSpares, limit_ / 2 / size);  // older blocks make room (giveBack)
     {
@@ -135,8 +134,7 @@ class ResultCache {
   }
 
   // Over the limit, the blocks given back longest ago make room: a cache full of one size must not turn away another
-  // (after rounds of small products, every 4096³ result was unmapped and mapped anew: bench/NOTES.md, "A cache of
-  // collected results' memory").
+  // (after rounds of small products, every 4096³ result was unmapped and mapped anew: docs/transfers.md, "New result arrays").
   void giveBack(void* data, size_t size) {
     std::vector<std::pair<void*, size_t>> evicted;
     {

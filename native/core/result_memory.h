@@ -1,7 +1,7 @@
 // Memory for the arrays the library makes for results (matmul without `out`, Matrix#toArray). When such an array is
 // garbage-collected its block is kept, already faulted in, and handed to a later result of a similar size, instead of
 // new pages being faulted in on every call: on the H100 host a fresh 4 KiB page costs ~2.5 µs on first touch, a 64
-// MiB result 16 387 faults (bench/NOTES.md, "The host's page faults and the per-call floor", and "A cache of
+// MiB result 16 387 faults (docs/transfers.md, "New result arrays", and "A cache of
 // collected results' memory"). The cache is bounded (512 MiB or an eighth of the machine's memory, whichever is less;
 // the blocks given back longest ago make room) and emptied of blocks idle for a few seconds by the same timer that
 // trims the CUDA pools. A block handed out holds a freed result's elements: every caller writes every element before
@@ -33,8 +33,7 @@ bool pinnedResultBlock(void* data, size_t bytes);
 
 // Asks the kernel to back a large pageable destination about to be written with 2 MiB pages where it can (transparent
 // huge pages in "madvise" mode): a fresh 64 MiB result otherwise takes 16 384 page faults, which cost a 4096³ product
-// from plain arrays 6 ms of its 14 on the H100 host (bench/NOTES.md, "The host's page faults and the per-call
-// floor"). Only ranges of 32 MiB or more (mapped on their own: the cache's blocks, glibc's large allocations) and
+// from plain arrays 6 ms of its 14 on the H100 host (docs/transfers.md, "New result arrays"). Only ranges of 32 MiB or more (mapped on their own: the cache's blocks, glibc's large allocations) and
 // only their 2 MiB-aligned interior, so no part of a heap shared with other allocations changes its page size. The
 // cache's own blocks get it when mapped; the panel route gives it to a caller's `out`. A hint: errors are ignored.
 void preferHugePages(void* data, size_t bytes);

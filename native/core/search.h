@@ -1,6 +1,6 @@
 // Exact search (lib/matrix.ts, Matrix#search): for each query, the k rows of a corpus Matrix that score best
 // against it, best first. What every backend shares: the metrics, the order of candidates, and the k best of a
-// stream of them. README, "corpus.search", says what callers see.
+// stream of them. docs/search.md says what callers see.
 #pragma once
 
 #include <algorithm>

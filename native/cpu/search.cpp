@@ -4,7 +4,7 @@
 // take blocks in turn, each keeping its own k best; those are merged at the end. The order of candidates is total
 // (core/search.h), so the result is the same however the blocks fell.
 // Through cpuGemm, which packs every block of the corpus first, 100 000×768 against 16 queries took 127 ms on one core,
-// the product's time; this way 42 ms (bench/NOTES.md, "Search on the CPU").
+// the product's time; this way 42 ms (docs/search.md, "Search on the CPU").
 #include "cpu/search.h"
 
 #include <algorithm>

@@ -10,7 +10,7 @@ namespace {
 
 // Rows of C per launch. Row panels overlap host copies with kernels (choose.h, choosePanelRows); operands
 // already on the device have none to overlap, and each panel boundary drains the GPU: 4096³ fp32 on wgmma, back
-// to back, 134.6 TFLOP/s whole against 127.1 in 1024-row panels (bench/NOTES.md). So one launch, within the
+// to back, 134.6 TFLOP/s whole against 127.1 in 1024-row panels (docs/kernels.md, "Tiles for narrow products and small grids"). So one launch, within the
 // grid's limit — unless K is split, whose workspace holds one panel's partial results.
 int64_t rowsPerLaunch(const KernelPlan& plan, const GemmShape& s) {
   if (s.k > sliceDepth(*plan.row, plan.precision)) return std::min(plan.panelRows, s.m);

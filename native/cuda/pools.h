@@ -53,8 +53,7 @@ bool cudaDeviceStarted(int device);
 // transfers, which go through them piece by piece, and kSmallStagingBytes for what fits one. Making a buffer
 // (cudaHostAlloc) takes the driver's time in proportion to its size, and while it runs the other threads' CUDA calls
 // wait, the JavaScript thread's included: 64 loops of 1 MiB Matrix traffic made 57 buffers of 8 MiB as they started,
-// and the JavaScript thread's calls waited up to 12 ms (bench/NOTES.md, "Event-loop stalls, multicast, the TF32 pipe
-// at a locked clock").
+// and the JavaScript thread's calls waited up to 12 ms (docs/lifecycle.md, "The event loop").
 constexpr size_t kStagingBytes = size_t{8} << 20;
 constexpr size_t kSmallStagingBytes = size_t{1} << 20;
 // The size of staging buffer that `bytes` take: the small one where it holds them.

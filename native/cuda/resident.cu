@@ -86,7 +86,7 @@ const uint32_t* classesOf(DeviceResident& matrix, cudaStream_t stream, HeldResou
 
 // Bᵀ of a Matrix read whole as B by a kernel that reads Bᵀ (wgmma), kept with the Matrix and made again (queued on
 // `stream`) only after a write: a weight read by many products is transposed once. Transposing per product cost
-// 40 tf32 4096³ products in flight 10% of their time (bench/NOTES.md). The copy (two in fp32: Bᵀ's remainders)
+// 40 tf32 4096³ products in flight 10% of their time (docs/matrices.md, "Bᵀ kept with a Matrix"). The copy (two in fp32: Bᵀ's remainders)
 // lives as long as the Matrix; where device memory has no room for it, null: the product makes Bᵀ in the
 // stream's scratch buffer as before.
 std::shared_ptr<KernelOperandB> transposedOf(DeviceResident& b, const KernelPlan& plan, cudaStream_t stream,

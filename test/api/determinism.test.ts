@@ -1,4 +1,4 @@
-// The same bits for the same call (README, "Determinism"): a product alone, among thousands of concurrent calls of
+// The same bits for the same call (docs/accuracy.md, "Determinism"): a product alone, among thousands of concurrent calls of
 // other shapes (gathered into batches on CUDA), behind Matrix work in flight, and in another process, on each
 // backend; on CUDA in both precisions. Inputs come from a seeded generator, so that a child process makes the same.
 import { createHash } from 'crypto';

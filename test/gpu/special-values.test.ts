@@ -127,8 +127,7 @@ describe.each(VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, { options
 
   // 8×K×8: the relative error of 64 elements, not 4. Over 2×K×2 the ratio of two sums of 4 squares swung so much
   // between fresh inputs that a kernel within its usual error failed now and then (mma tf32 at K = 10^6: 1.44e-3
-  // against 1.32e-3, with that kernel's code unchanged: bench/NOTES.md, "The host's page faults and the per-call
-  // floor").
+  // against 1.32e-3, with that kernel's code unchanged: docs/transfers.md, "New result arrays").
   test.each([1, 1000, 100_000, 1_000_000])('long K: 8×%i×8 within twice cuBLAS', async (K) => {
     const a = randomMatrix(8 * K), b = randomMatrix(K * 8);
     const c = await matmul(a, b, { m: 8, k: K, n: 8 }, options);

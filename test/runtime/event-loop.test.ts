@@ -37,11 +37,9 @@ test('control: matmulSync blocks the event loop, so the measure above can fail',
 // A server keeping weights on the GPU: 64 requests at once, each uploading its input, multiplying and downloading a
 // 256 KiB result. Each download took an 8 MiB pinned staging buffer on the JavaScript thread and gave it back
 // there; past the 16 the pool kept, that was a cudaHostAlloc and a cudaFreeHost (which waits for the device) on the
-// event loop per download: delays of 50–100 ms at the 99th percentile (bench/NOTES.md, "Products under 256 rows off
-// mma").
+// event loop per download: delays of 50–100 ms at the 99th percentile (docs/kernels.md, "Tiles for narrow products and small grids").
 // Measured once the traffic has run for a second: while the pools grow to what 64 loops hold at once, the first
-// half second stalls 0–220 ms in gaps of 20–40 ms, alone or beside the rest of the GPU suite (bench/NOTES.md, "A
-// flaky event-loop test, and multicast"), and that made this test fail one run in a few; the defect above stalls
+// half second stalls 0–220 ms in gaps of 20–40 ms, alone or beside the rest of the GPU suite (docs/lifecycle.md, "The event loop"), and that made this test fail one run in a few; the defect above stalls
 // all the time.
 describeGpu(gpuSuiteName('the event loop under Matrix traffic'), () => {
   const [m, k, n] = [64, 4096, 1024];
@@ -86,8 +84,7 @@ describeGpu(gpuSuiteName('the event loop under Matrix traffic'), () => {
 
   // The trim (lib/idle.ts, every 2 s) gives back what the pools cached once they have been idle: cudaFreeHost and
   // cudaFree, which wait for the device. Run on the JavaScript thread, it stalled the event loop 44–71 ms after a
-  // burst of this traffic (8 MiB staging buffers), 12–20 ms with 1 MiB ones (bench/NOTES.md, "Event-loop stalls,
-  // multicast, the TF32 pipe at a locked clock").
+  // burst of this traffic (8 MiB staging buffers), 12–20 ms with 1 MiB ones (docs/lifecycle.md, "The event loop").
   test('the idle trim frees the pools off the JavaScript thread', async () => {
     const x = randomMatrix(m * k);
     const W = await Matrix.from(randomMatrix(k * n), k, n);

@@ -98,22 +98,3 @@ test('build-addon compiles .cu files with every define the C++ files get (CUDA_M
   for (const { command } of commands(['80'])) expect(command).not.toContain('-DCUDA_MATMUL_WGMMA');
 });
 
-// A comment stays true and findable from the code alone: it cites a design document by its section's title, never a
-// working session or an issue of a tracker that is not in the repository.
-test('no source, test, example or front-page doc cites a working session or an issue number', () => {
-  const citation = new RegExp(['\\b[Ii]ssues? \\d+', '\\b[Ss]essions? \\d+'].join('|'));
-  const sources = (dir: string): string[] =>
-    fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? sources(path.join(dir, e.name)) : /\.(ts|js|mjs|cjs|cpp|cu|h)$/.test(e.name) ? [path.join(root, dir, e.name)] : [],
-    );
-  const files = [
-    ...nativeSources(path.join(root, 'native')),
-    ...['lib', 'test', 'examples'].flatMap(sources),
-    ...['README.md', 'docs/architecture.md', 'CHANGELOG.md'].map((f) => path.join(root, f)),
-  ];
-  expect(files.length).toBeGreaterThan(100);
-  const cited = files.flatMap((file) =>
-    fs.readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (citation.test(line) ? [`${path.relative(root, file)}:${i + 1}`] : [])),
-  );
-  expect(cited).toEqual([]);
-});

@@ -6,15 +6,15 @@
 // What changed from the seed, and why:
 //   - Any shape, not only multiples of 16: tile loads outside the matrix read 0 and stores outside it are
 //     skipped (bounds checks), rather than padding the matrices, which would need padded copies of A, B and C
-//     (extra device memory plus a 2-D copy each way). Cost measured in bench/NOTES.md (4095³ vs 4096³).
+//     (extra device memory plus a 2-D copy each way). Cost measured in docs/kernels.md, "Step 0: Muld" (4095³ vs 4096³).
 //   - 64-bit indices (m·k may pass 2^31), const inputs, every CUDA call checked, buffers freed on every path.
 //   - Long K is split into slices of 1024 summed in float64 (kernels/launch.cu): one fp32 running sum per
-//     element grows its error with K (bench/NOTES.md, "Long K": 6.1e-7 at K = 2·10^7, SGEMM 2.1e-6).
+//     element grows its error with K (docs/accuracy.md, "Long K": 6.1e-7 at K = 2·10^7, SGEMM 2.1e-6).
 //   - Its host wrapper Mul now lives in cuda/transfer/panels.cu and serves every kernel.
 //   - C = α·A·B + β·C in the store (gemm's α and β), not in a pass of its own over C.
 //   - A and B are read as they are stored, row-major or held transposed (gemm's transA, transB: Aᵀ k×m, Bᵀ n×k),
 //     each tile loaded along its stored rows so that a warp's reads stay contiguous; the sums are the same.
-// Measured (bench/NOTES.md): about 8 TFLOP/s at 4096³ on an H100 against cuBLAS's ~51.
+// Measured (docs/kernels.md, "Step 0: Muld"): about 8 TFLOP/s at 4096³ on an H100 against cuBLAS's ~51.
 #include <cuda_runtime.h>
 
 #include "cuda/kernels/kernel.h"

@@ -9,7 +9,7 @@
 //   - A and B are read as stored, row-major or held transposed (Aᵀ k×m, Bᵀ n×k: A_TRANSPOSED, B_TRANSPOSED), each
 //     float4 along the stored rows: Aᵀ's k-rows go into As as they are, Bᵀ's are transposed into Bs as A's are.
 //   - C = α·A·B + β·C as the tile is stored (gemm's α and β), not in a pass of its own over C.
-// Measured on an H100 (bench/NOTES.md, "Step 1"): 30.1 TFLOP/s at 4096³ against Muld's 8.2 and cuBLAS's 51.4.
+// Measured on an H100 (docs/kernels.md, "Step 1: blocktile"): 30.1 TFLOP/s at 4096³ against Muld's 8.2 and cuBLAS's 51.4.
 #include <cuda_runtime.h>
 
 #include "cuda/kernels/kernel.h"

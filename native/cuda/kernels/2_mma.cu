@@ -20,7 +20,7 @@
 //     and B hold a value under 2^-100 on one side and one over 2^64 on the other, whose product splitting cannot
 //     carry (splitLosesProducts); long K is split into slices summed in float64 (kernels/launch.cu).
 // Tile shapes: the planner (choose.h, chooseVariant) picks one of the configurations below per shape, from the measurements
-// in bench/NOTES.md ("Step 2").
+// in docs/kernels.md ("Step 2: mma and 3xTF32").
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -146,7 +146,7 @@ __device__ __forceinline__ void multiplySlice(float (&acc)[Cfg::kFragsM][Cfg::kF
       if constexpr (PASSES == 3) {
         // The tensor cores round their fp32 sums toward zero. Into the running sum, that error grows with K
         // (2.9e-5 at K=4096, 25× cuBLAS); so this slice's three products are summed from zero, the small
-        // terms first, and added to the running sum with a round-to-nearest FADD (bench/NOTES.md, step 2).
+        // terms first, and added to the running sum with a round-to-nearest FADD (docs/kernels.md, "Step 2: mma and 3xTF32").
         // tf32 accumulates in the tensor cores, as cuBLAS TF32 does, and long K is split (kernels/launch.cu).
         float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
         mma16x8x8(part, aSmall, bBig[j]);

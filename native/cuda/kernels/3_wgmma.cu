@@ -25,7 +25,7 @@
 // as Bᵀ as it is stored (transposedB in kernels/kernel.h). A goes from shared memory to the registers, so it is read
 // in either layout as stored: row-major, or held as Aᵀ (k×m, gemm's transA), whose stage tiles come as 32×32 boxes
 // (32 rows of A by 32 k, k-rows of 128 bytes in the same swizzle), read by loadFragmentAT: 4096³ fp32 Aᵀ·B on
-// Matrices 1.07 ms, as fast as A·B, where a transpose first took 1.16 (bench/NOTES.md, "wgmma with A held as Aᵀ"). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
+// Matrices 1.07 ms, as fast as A·B, where a transpose first took 1.16 (docs/kernels.md, "Operands as stored, α and β in the epilogue"). Rows of A and Bᵀ must start 16-byte aligned (TMA), as the planner's padded device
 // matrices do.
 // fp32 (3xTF32, as mma's fp32 mode; Tile<COLS, true>): A's fragments are split into big and small parts in
 // registers, Bᵀ comes with its remainders (made by the same transpose), and each k step runs three wgmmas
@@ -37,7 +37,7 @@
 // 128×64 and 128×32, and with one consumer warpgroup 64×64 and 64×32 (choose.h, chooseVariant): 512³ 0.019 ms
 // on 64×32 against 0.021 on 128×32 (1.42× cuBLAS SGEMM), 512×1024×512 0.023 against 0.030. The narrow tf32 tiles took 100000×768×64 from 51 to 77 TFLOP/s
 // (2.27× cuBLAS TF32) and 1024³ from 60 to 86 (1.32×).
-// Measured on an H100 (bench/NOTES.md, step 3): tf32 4096³ 387 TFLOP/s alone, 338 with the transpose of B,
+// Measured on an H100 (docs/kernels.md, "Step 3: wgmma"): tf32 4096³ 387 TFLOP/s alone, 338 with the transpose of B,
 // against cuBLAS TF32's 386 (0.87×; mma's tf32 mode 140); 8192³ 373 against 404; error 2.6e-4, as cuBLAS's.
 // fp32 4096³ 125.6 TFLOP/s with the transpose, 2.49× cuBLAS SGEMM (mma: 1.00×), error 3.1e-7 against 1.1e-6;
 // 1024³ 2.01×, 100000×768×64 1.67×.
@@ -239,7 +239,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 #pragma unroll
   for (int i = 0; i < T::kAccumulators; ++i) d[i] = 0.0f;
   // The tensor cores add into their fp32 accumulators rounding toward zero, a bias that grows with K: summing
-  // 3xTF32's products straight into d gave 2.9e-5 at 4096³ against cuBLAS SGEMM's 1.1e-6 (bench/NOTES.md). So
+  // 3xTF32's products straight into d gave 2.9e-5 at 4096³ against cuBLAS SGEMM's 1.1e-6 (docs/kernels.md, "Step 2: mma and 3xTF32"). So
   // in fp32 each stage's products start from zero in `part`, which is added to d with round-to-nearest FADDs.
   constexpr int kParts = T::kTwoInFlight ? 2 : 1;
   float part[kParts][T::kSplit ? T::kAccumulators : 1] = {};

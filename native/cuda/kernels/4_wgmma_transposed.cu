@@ -8,7 +8,7 @@
 //     per thread (worked out per load, the address arithmetic held the tensor cores to 81% at 8192³: 3.2 ms);
 //   - from A held as Aᵀ (k×m), whose tiles the TMA brings in 32×32 boxes, three producer warps transpose each stage's
 //     tile into the K-major layout below in shared memory (transposeTileOfA): no transposed copy of A, at a cost
-//     (bench/NOTES.md, "Every kernel reads A and B as stored": 128×4096×4096 tf32 0.081 ms against 0.064 with a copy
+//     (docs/kernels.md, "Operands as stored, α and β in the epilogue": 128×4096×4096 tf32 0.081 ms against 0.064 with a copy
 //     first; 'auto' takes wgmma instead where these tiles would be 256×128);
 //   - its shared-memory operand is A, K-major as A is stored. wgmma truncates that operand to TF32, so in tf32 the
 //     TMA copies A and B with the TFLOAT32 data type, which rounds them to nearest on the way (as cuBLAS's own
@@ -24,13 +24,13 @@
 //     loads the next tile while the consumers store the last.
 // Special values and magnitudes as steps 2 and 3 (kernels/helpers.cuh); long K split by the plan into slices; α and β
 // applied as C is stored. Predicted: 64×768×100000 is B's 307 MB read once, ~110 µs at 2.8 TB/s (~90 TFLOP/s),
-// 3xTF32's tensor work ~60% of that. Measured on an H100 (bench/NOTES.md, step 4), cuBLAS in the same run: fp32 0.141
+// 3xTF32's tensor work ~60% of that. Measured on an H100 (docs/kernels.md, "Step 4: wgmma-t, B read as stored"), cuBLAS in the same run: fp32 0.141
 // ms, 69.7 TFLOP/s, 1.62× cuBLAS SGEMM (mma 0.97×), error 2.5e-7 against 5.0e-7; tf32 0.126 ms, 1.14× cuBLAS TF32
 // (mma 0.94×). fp32 falls short of the memory bound: each consumer waits for its stage's 12 wgmmas before adding
 // them, so the tensor pipe runs while another consumer waits; two consumers (128 columns) gave 0.166 ms, three 0.141.
 // Waiting once per two stages made ptxas serialize the wgmmas (C7520) and was slower; overlapping the adds with the
 // next stage's wgmmas does too (C7514). A first producer that loaded A with ordinary loads ran one stage per L2 round
-// trip. The 256×128 tile (bench/NOTES.md, "B through registers on 256×128 tiles"), predicted at step 3's speed on a
+// trip. The 256×128 tile (docs/kernels.md, "Step 4: wgmma-t, B read as stored"), predicted at step 3's speed on a
 // given Bᵀ with no transpose: tf32 4096³ 0.350 ms (1.03× cuBLAS TF32; step 3 with its transpose 0.401), 8192³ 2.76
 // (0.99–1.00×; 2.98), 93% of the tensor pipe as cuBLAS's kernel, error 2.6e-4 as cuBLAS's.
 #include <cuda_runtime.h>
@@ -89,7 +89,7 @@ struct Config {
   static constexpr bool kPipelined = !SPLIT;
   // Tiles walk in groups of this many tile rows sweeping the columns (0: all the rows, then the next columns), so
   // that the blocks at work share B's columns and A's rows in L2. 256-row tiles at 8192³: groups of 8 2.756 ms,
-  // of 4 2.766 (bench/NOTES.md, "B through registers on 256×128 tiles").
+  // of 4 2.766 (docs/kernels.md, "Step 4: wgmma-t, B read as stored").
   static constexpr int kGroupRows = ROWS == 64 ? 0 : 8;
 };
 

@@ -1,7 +1,7 @@
 // Step 5 of the kernel progression: tf32 products on Hopper's fp16 tensor cores, which run twice as fast as its TF32
 // ones (wgmma m64n256k16 takes as long as m64n256k8 in TF32). Improves on step 4 (4_wgmma_transposed.cu), which at
 // 4096³ and 8192³ keeps the TF32 tensor pipe 94–97% busy, as cuBLAS TF32 does: no TF32 kernel gets much past cuBLAS
-// TF32 there (bench/NOTES.md, "Event-loop stalls, multicast, the TF32 pipe at a locked clock"). The same product in
+// TF32 there (docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores"). The same product in
 // fp16 does, exactly:
 //   - TF32 keeps 10 bits of each operand's significand, as fp16 does; fp16 lacks TF32's exponent range. Scaled by a
 //     power of two, a float whose scaled magnitude lies in fp16's normal range [2^-14, 2^15] rounds to fp16 exactly
@@ -34,8 +34,7 @@
 // classes; the passes find them for the fallback. Long K is split by the plan into slices, as step 4's. fp32 requests
 // run step 4's 3xTF32 variants (an fp16 split for fp32 accuracy is not built). Predicted from cuBLAS's own fp16
 // product on the same host (0.191 ms at 4096³, 1.53 at 8192³; the passes ~70 µs at 4096³ at DRAM's speed): 4096³
-// ~0.26 ms (1.35× cuBLAS TF32), 8192³ ~1.8 (1.5×). Measured on an H100 (bench/NOTES.md, "Step 5, tf32 on the fp16
-// tensor cores"), cuBLAS TF32 in the same run: 4096³ 0.313–0.317 ms (1.10–1.12×), 8192³ 1.93–1.95 (1.40–1.41×), error
+// ~0.26 ms (1.35× cuBLAS TF32), 8192³ ~1.8 (1.5×). Measured on an H100 (docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores"), cuBLAS TF32 in the same run: 4096³ 0.313–0.317 ms (1.10–1.12×), 8192³ 1.93–1.95 (1.40–1.41×), error
 // 2.6e-4 as cuBLAS TF32's. Short of the prediction: the product runs at 73% of the fp16 pipe's peak at ncu's locked
 // clock (247 µs at 4096³; cuBLAS's ~80%), the passes take 94 µs (instruction-bound: ~40 per element), and ~12 µs go
 // to the launches of the recomputations and fallback that do nothing on ordinary data.
@@ -82,7 +81,7 @@ constexpr int kZeroRow = INT_MAX;    // v_k of a row of B with no finite non-zer
 // Rows (and columns) recomputed with fp32 FMAs at most; past them, step 4. The marked rows share one pass over B,
 // the marked columns one over A, both in one launch (recomputeMarked): at 4096³, 40 back to back, a marked row and
 // column take the product from 0.303 to 0.362 ms, 4 of each to 0.370, where the fallback (the passes, then step 4)
-// takes about 0.446 (bench/NOTES.md, "wgmma-f16's marked rows and columns in one launch").
+// takes about 0.446 (docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores").
 constexpr int kMarked = 4;
 
 // The scratch memory ProductLaunch gives this kernel (kernel.h, GemmOperands::scratch), for up to `rows` rows of
@@ -115,8 +114,7 @@ enum Header : int {
 // those the row or column is marked and recomputed as before.
 constexpr int kRowCorrections = 16, kColumnCorrections = 16;
 // 256 in each operand: each costs a pass over a row or column of C (n or m scattered FMAs); 0.01% of 4096² values,
-// 1 678 in each, took the product to 0.36× cuBLAS TF32 where the fallback gives 0.80× (bench/NOTES.md, "wgmma-f16:
-// a correction per tiny value").
+// 1 678 in each, took the product to 0.36× cuBLAS TF32 where the fallback gives 0.80× (docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores").
 constexpr int kCorrections = 256, kCorrectionRows = 256;
 struct CorrectionA {  // A_ik, in its row's segment
   int32_t k;
@@ -229,7 +227,7 @@ __device__ __forceinline__ __half scaledHalf(float x, int shift, bool& held) {
   // Zero, or a subnormal x = ±m·2^-149: x·2^shift is m (exact as a float, m < 2^23) times 2^(shift - 149), a normal
   // power of two wherever x is held (ilogbf(x) ≥ -149 and ilogbf(x) + shift ≥ -14, so shift - 149 ≥ -36). Not
   // scalbnf: CUDA 12.4's compiler evaluated it, exp2 and all, for every element beside the normal case
-  // (bench/NOTES.md, "The CUDA 12 variant").
+  // (docs/kernels.md, "The CUDA 12 variant").
   held = m < kInfinityBits && (m == 0 || ilogbf(x) + shift >= kLowestNormal);
   const float factor = __uint_as_float(static_cast<uint32_t>(min(max(shift - 149 + kBias, 1), 254)) << 23);
   return __float2half_rn(held && m != 0 ? copysignf(static_cast<float>(m) * factor, x) : 0.0f);
@@ -518,7 +516,7 @@ __global__ void keepMarkedOfC(const float* __restrict__ C, int64_t ldc, int64_t 
 // the tile, whose first column is colBase) into C, each times 2^-(s_i + w_j), the tile's w_j from shared memory
 // (then the least and the largest of each warp's). A multiply where every such power of two in the row is a float,
 // else scalbnf: two loops, not a choice per element (the compiler evaluated scalbnf for every element beside the
-// multiply: bench/NOTES.md, "The CUDA 12 variant"). (Loaded from global memory one at a time, each load waited
+// multiply: docs/kernels.md, "The CUDA 12 variant"). (Loaded from global memory one at a time, each load waited
 // behind the store before it, and the product at 4096³ took 316 µs against 240 with B held row-major: ncu.)
 __device__ __forceinline__ void storeUnscaledByColumn(const float (&d)[128], float* c, int64_t ldc, int64_t row0,
                                                       int col0, int64_t colBase, int64_t M, int64_t N, bool pairs,
@@ -682,8 +680,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       };
       // A multiply by 2^unscale where that is a float (one rounding, as scalbnf's, subnormal results included:
       // no flush-to-zero here), else scalbnf. Two loops, not a choice per element: CUDA 12.4's compiler evaluated
-      // scalbnf for every element beside the multiply (11% of the kernel's time at 4096³, bench/NOTES.md,
-      // "The CUDA 12 variant").
+      // scalbnf for every element beside the multiply (11% of the kernel's time at 4096³, docs/kernels.md, "The CUDA 12 variant").
       if (unscale >= -126 && unscale <= 127) {
         const float factor = __int_as_float((unscale + 127) << 23);
         storeRow([&](float x) { return x * factor; });
@@ -896,7 +893,7 @@ __device__ __forceinline__ void correctColumns(const float* __restrict__ A, int6
 // k falls in). Each element is written by one of them (a marked row's marked columns by the columns' part, a
 // corrected row's corrected columns by the rows' corrections), so that none waits for another. (Two launches, one
 // after the other, each read of B or A at a fraction of the bandwidth, took a marked row and column at 4096³ from
-// 0.316 to 0.448 ms: bench/NOTES.md, "wgmma-f16's marked rows and columns in one launch".) A and B start at this
+// 0.316 to 0.448 ms: docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores".) A and B start at this
 // chunk's first k, kOffset into the caller's.
 constexpr int kCorrectionBlocks = 64;
 template <bool B_TRANSPOSED>

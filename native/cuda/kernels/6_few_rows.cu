@@ -22,8 +22,7 @@
 //     same bits however many are together);
 //   - α and β are applied as each element of O is stored (kernel.h, Epilogue).
 // Predicted: at the DRAM rate, q·corpusᵀ for 1M × 768 reads 3.07 GB, 0.92 ms at 3.35 TB/s; r ≤ 16 FMAs per
-// element read keeps the FMA pipes under half busy. Measured on an H100 (bench/NOTES.md, "Step 6: few rows, and
-// operands as stored"; cuBLAS SGEMM in the same run): 1×768×1000000 0.996 ms, 3.08 TB/s (1.018); with the corpus
+// element read keeps the FMA pipes under half busy. Measured on an H100 (docs/kernels.md, "Step 6: few rows"; cuBLAS SGEMM in the same run): 1×768×1000000 0.996 ms, 3.08 TB/s (1.018); with the corpus
 // held as Bᵀ 0.961 by a warp per column (cuBLAS with Bᵀ given 0.994; 1.077 tiled); 8×768×1000000 1.019 (1.169);
 // 16×768×1000000 1.203 (1.238), where 16 FMAs and R's shared-memory reads per element hold it under the memory
 // rate. Errors 1e-7 to 5e-7, as SGEMM's.
@@ -274,7 +273,7 @@ __device__ __forceinline__ float4 loadW4(const Problem& p, const float* column, 
 
 // Columns of W per warp: one for up to 4 rows; for more (a search's queries, kernel.h, GemmOperands::sameSumsPerRow)
 // 4, so that each float4 of R read from L1 serves 4 of W: 8 queries against 1 000 000 × 768, a search's whole call,
-// 2.154 ms with one column a warp, 1.400 with 4 (bench/NOTES.md, "Search on the GPU"). Each column's sums are those a warp of its own makes, in
+// 2.154 ms with one column a warp, 1.400 with 4 (docs/search.md, "Search on the GPU"). Each column's sums are those a warp of its own makes, in
 // the same order: the same bits however many columns a warp takes.
 template <int ROWS>
 constexpr int kColumnsPerWarp = ROWS <= 4 ? 1 : 4;

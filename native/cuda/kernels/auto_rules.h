@@ -1,7 +1,7 @@
 // The numbers 'auto' chooses kernels by (choose.h), one row per device they were measured on. They are where one
 // kernel starts to beat another, and that moves with the device's SMs, clocks and memory: `bench/kernels.cu
 // --tune-rules` times the kernels on both sides of each threshold on the device it runs on and prints that device's
-// row in this form, to be added here (bench/NOTES.md, "'auto''s rules as data"). A device without a row takes the
+// row in this form, to be added here (docs/kernels.md, "How a kernel is chosen"). A device without a row takes the
 // row of its compute capability with the nearest count of SMs, else the first row.
 #pragma once
 
@@ -46,7 +46,7 @@ struct AutoRules {
 
 // Measured on an H100 SXM: --tune-rules for the wgmma and wgmma-f16 thresholds, checked against the row before on
 // the shapes they move (tf32 rows from 512, where the tuner's two sweeps disagreed and the check found wgmma 10%
-// faster: bench/NOTES.md, "'auto''s rules as data"); the others as choose.h's comments say.
+// faster: docs/kernels.md, "How a kernel is chosen"); the others as choose.h's comments say.
 inline constexpr AutoRules kAutoRules[] = {
     {"NVIDIA H100 80GB HBM3", 9, 0, 132,
      /* wgmma */ 32, 192, 32, 512, 256, 192, 1024,

@@ -7,7 +7,7 @@
 // (32×32 up to 32 rows and columns) on 64 threads, each thread's 8×8 (4×4) elements in registers, read from shared
 // memory as float4 along A's columns and B's rows (4 loads per 64 FMAs), in stages of 16 k whose next one is loaded
 // while this one multiplies. Measured on an H100, 20 000 products a call on Matrices, torch.bmm on device tensors
-// in the same run (bench/NOTES.md, "Strided batches: a thread's 8×8 elements"): 64³ 50 000 000 products/s against
+// in the same run (docs/batching.md, "Strided batches"): 64³ 50 000 000 products/s against
 // bmm's 41 500 000 (each thread's 4×4 elements in stages of 32 k: 33 400 000), 32³ 159 000 000 against 160 000 000
 // (64×64 tiles: 65 900 000), 16³ 62 µs a call after the call path's warm-up against bmm's 73–94 µs.
 #include <cuda_runtime.h>

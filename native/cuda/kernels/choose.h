@@ -18,18 +18,16 @@ inline int64_t tilesOf(int64_t m, int64_t n, int64_t rows, int64_t cols) {
   return ((m + rows - 1) / rows) * ((n + cols - 1) / cols);
 }
 
-// Whether the wgmma kernel (on an H100/H200) beats mma for an m×k×n product (bench/NOTES.md, step 3), its transpose
+// Whether the wgmma kernel (on an H100/H200) beats mma for an m×k×n product (docs/kernels.md, "Step 3: wgmma"), its transpose
 // of B included. In tf32 from 512 rows, 64 columns and k 256, since it has 128×128 and 128×64 tiles beside 128×256:
 // 1000³ 1.27× cuBLAS TF32 against mma's 0.83×, 100000×768×64 2.27× against 1.58×; 512³ ties, 256³ stays on mma. Also
 // from 128 rows where k is 1024 or more, where its few blocks split K to fill the SMs (chooseFillSlices) and mma's do
-// not: 256×1024×1024 0.023 ms against 0.030, 384×1024×384 0.025 against 0.030 (bench/NOTES.md, "512³ awaited: 64-row
-// wgmma tiles, stages in pairs, and the Matrix call path"); under 256 rows wgmma-t takes those
+// not: 256×1024×1024 0.023 ms against 0.030, 384×1024×384 0.025 against 0.030 (docs/kernels.md, "Tiles for narrow products and small grids"); under 256 rows wgmma-t takes those
 // (wgmmaTransposedPaysFor). In fp32 (3xTF32, three products per step, so the transpose weighs a third as much) from
 // 64 columns and k 256, any rows: 256³ 1.23× cuBLAS SGEMM against mma's 1.22×, 100000×768×64 1.59× against 0.96×;
-// under 256 rows its 64×32 and 64×64 tiles with K split to fill the SMs (bench/NOTES.md, "Products under 256 rows off
-// mma"): 64×4096×256 0.022 ms against mma's 0.185, 1×256×64 0.013 against 0.017. At 1000×128×1000 (k under 256) mma
+// under 256 rows its 64×32 and 64×64 tiles with K split to fill the SMs (docs/kernels.md, "Tiles for narrow products and small grids"): 64×4096×256 0.022 ms against mma's 0.185, 1×256×64 0.013 against 0.017. At 1000×128×1000 (k under 256) mma
 // wins (1.39× against 1.28×). The numbers are the device's row of auto_rules.h; `--tune-rules` then moved the H100's
-// to 32 columns in both precisions, k 192 in fp32 and 192 rows at a long K (bench/NOTES.md, "'auto''s rules as data":
+// to 32 columns in both precisions, k 192 in fp32 and 192 rows at a long K (docs/kernels.md, "How a kernel is chosen":
 // 4096×1024×32 fp32 0.045 → 0.031–0.034 ms, 2048×200×2048 fp32 0.047 → 0.034, 100000×768×32 fp32 0.228 → 0.137).
 inline bool wgmmaPaysFor(const AutoRules& r, Precision precision, int64_t m, int64_t k, int64_t n) {
   if (precision == Precision::Tf32)
@@ -39,7 +37,7 @@ inline bool wgmmaPaysFor(const AutoRules& r, Precision precision, int64_t m, int
 }
 
 // Whether wgmma-t (step 4: Cᵀ = Bᵀ·Aᵀ, B read as stored) pays for an m×k×n product of under 256 rows, from 64 columns
-// and k 256 (bench/NOTES.md, "Products under 256 rows off mma", 'auto' before and after on an H100). Such a product
+// and k 256 (docs/kernels.md, "Tiles for narrow products and small grids", 'auto' before and after on an H100). Such a product
 // is bound by reading B, which wgmma-t reads once as stored where wgmma transposes it first and mma's few blocks do
 // not fill the SMs: tf32 at every shape measured (1, 16, 64, 128, 192 rows; k 256 to 16384; 64 to 4096 columns):
 // 128×65536×1024 0.125 ms against wgmma's 0.335 (cuBLAS TF32 0.133), 64×4096×1024 0.020 against mma's 0.095,
@@ -63,7 +61,7 @@ inline bool wgmmaTransposedPaysFor(const AutoRules& r, Precision precision, int6
 // A tensor-core kernel (registry.h, splitsKToFill) with a grid of at most half the SMs splits K so that its slices
 // fill them, each at least kMinFillDepth deep, where a block's K loop is long enough that the sum of the slices (one
 // more launch) costs less than the idle SMs: from the precision's minFillK (registry.h), k 2048 in tf32, 1024 in fp32
-// (three products per step). Measured on an H100 (bench/NOTES.md, "Products under 256 rows off mma"), against slices
+// (three products per step). Measured on an H100 (docs/kernels.md, "Tiles for narrow products and small grids"), against slices
 // of at least 1024 on wgmma and wgmma-t: 64×4096×1024 fp32 0.044 → 0.023 ms, tf32 1×4096×256 0.022 → 0.016,
 // 300×3000×300 tf32 0.035 → 0.027; slices of 256 from k 1024 in tf32 too lost (16×1024×4096 0.016 → 0.019, 512³ 0.015
 // → 0.020). mma, which did not split, against itself: 1024×8192×16 fp32 0.362 → 0.069 ms, 256×4096×1024 0.184 →
@@ -83,12 +81,11 @@ inline int64_t chooseFillSlices(const KernelRow& row, const KernelVariant& varia
 
 // Whether wgmma-t's 256×128 tiles (tf32) pay: for a product of at least 512 rows where they are more than half the
 // SMs, wgmma would keep its 128×256 tile (chooseVariant) with as many blocks, and wgmma-t reads B as stored at the
-// tensor cores' full rate where wgmma transposes B first (bench/NOTES.md, "B through registers on 256×128 tiles"):
+// tensor cores' full rate where wgmma transposes B first (docs/kernels.md, "Step 4: wgmma-t, B read as stored"):
 // 4096³ 0.350 ms against 0.411 (cuBLAS TF32 0.363), 8192³ 2.78 against 2.99 (cuBLAS 2.72), 2048³ (128 tiles) 0.052
 // against 0.069, 1536×2048×2048 (96) 0.048 against 0.065. Fewer tiles fill the SMs only by splitting K (fillSlices),
 // whose slices are then summed: that pays where transposing B (k·n floats read and written) moves more than twice
-// what the sum does ((slices + 1)·m·n), that is k > (slices + 1)·m (bench/NOTES.md, "Stream-K, the power cap, and
-// 256×128 tiles that split K", cuBLAS TF32 in brackets): 1024×8192×2048 0.136 against 0.172 (0.117), 512×8192×1024
+// what the sum does ((slices + 1)·m·n), that is k > (slices + 1)·m (docs/kernels.md, "Splitting K", cuBLAS TF32 in brackets): 1024×8192×2048 0.136 against 0.172 (0.117), 512×8192×1024
 // 0.058 against 0.099 (0.065), 768×16384×768 0.204 against 0.257 (0.111), 513×2049×1409 0.053 against 0.057 (0.056);
 // where it does not, 2048×4096×1024 0.089 against 0.078, 1024×2048×2048 and 1024×4096×1024 about the same. (All
 // before the faster element-wise passes, launch.cu, which both run.) 768×16384×768 and 512×65536×256 then ran 2 and 8
@@ -107,13 +104,12 @@ inline bool largeTilesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n, i
 // Whether wgmma-f16 (step 5: tf32 exactly on the fp16 tensor cores) pays for a tf32 product: where the time its fp16
 // product saves over the TF32 kernels (~30% of it, ∝ m·n·k) exceeds what its two passes over A and B cost (∝ (m +
 // n)·k) and a fixed ~40 µs (the passes' and recomputations' launches, a last wave). So by the product's m·n / (m + n)
-// (its "size" for this trade), with a longer K needed where that is smaller. Measured on an H100 (bench/NOTES.md,
-// "Step 5, tf32 on the fp16 tensor cores": 48 shapes from 2048 to 8192 against 'auto' before): 4096³ 0.315 ms against
+// (its "size" for this trade), with a longer K needed where that is smaller. Measured on an H100 (docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores": 48 shapes from 2048 to 8192 against 'auto' before): 4096³ 0.315 ms against
 // 0.345, 8192×1024×8192 0.367 against 0.404, 3000×5000×7001 0.605 against 0.855; where it lost or tied, it is not
 // taken: 4096×4096×2048 0.202 against 0.176, 4096×1024×8192 0.219 against 0.207, 2048×4096×8192 0.344 against 0.348,
 // 8192×8192×2048 (1.09×, left out: 2048 columns pay only from k 8192 there). The steps of size and K are the device's
 // row of auto_rules.h; `--tune-rules` moved the H100's first to size 1536 at k 4096 (3500×4096×3500 0.358 → 0.262 ms,
-// with B held as Bᵀ 0.324 → 0.255; bench/NOTES.md, "'auto''s rules as data").
+// with B held as Bᵀ 0.324 → 0.255; docs/kernels.md, "How a kernel is chosen").
 inline bool halfCopiesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n) {
   if (m == 0 || n == 0) return false;
   const int64_t size = m * n / (m + n);
@@ -121,7 +117,7 @@ inline bool halfCopiesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n) {
                      [&](const HalfCopiesStep& step) { return size >= step.size && k >= step.k; });
 }
 
-// 'auto' takes the fastest kernel measured (bench/NOTES.md): step 6 for products with at most 16 rows or columns
+// 'auto' takes the fastest kernel measured (docs/kernels.md, "How a kernel is chosen"): step 6 for products with at most 16 rows or columns
 // on every device (bound by reading the large operand once, which it does as stored); where wgmma runs, wgmma-f16
 // for large tf32 products, wgmma-t for products with few rows and wgmma for large ones; otherwise the tensor-core
 // kernel where the device has tensor cores it can use (3xTF32 beats FFMA at every shape measured, at better than
@@ -131,11 +127,11 @@ inline bool halfCopiesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n) {
 // rounds it into its TF32 parts first (twice the size of B in fp32): in tf32 always, in fp32 under
 // transposedBFp32Rows rows (auto_rules.h: 1024 on an H100). Past those wgmma's 3xTF32 is so much faster than
 // wgmma-t's (4096³ 130 against 83 TFLOP/s on an H100) that making its parts pays for itself; at 512×768×1000000
-// wgmma-t took 9.24 ms against wgmma's 10.25 with a transpose of B (bench/NOTES.md, "Step 6"). wgmma-f16 from Bᵀ:
-// 4096³ 0.332 ms against wgmma-t's 0.368 (bench/NOTES.md, "wgmma-f16 with B held as Bᵀ").
+// wgmma-t took 9.24 ms against wgmma's 10.25 with a transpose of B (docs/kernels.md, "Step 6: few rows"). wgmma-f16 from Bᵀ:
+// 4096³ 0.332 ms against wgmma-t's 0.368 (docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores").
 // A held as Aᵀ (`aTransposed`): wgmma-t transposes each stage's tile of A in shared memory, which its 256×128 tiles
 // pay for most (8192×1024×512 tf32 0.125 ms against 0.060 from A), so those products go to wgmma, which reads Aᵀ as
-// it reads A (0.061; bench/NOTES.md, "Every kernel reads A and B as stored").
+// it reads A (0.061; docs/kernels.md, "Operands as stored, α and β in the epilogue").
 inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device,
                          bool bTransposed = false, bool aTransposed = false) {
   if (kernelRow(Kernel::FewRows).canImplement(m, k, n)) return Kernel::FewRows;
@@ -155,8 +151,7 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
   return runsOn(kernelRow(Kernel::Mma), device.major, device.minor) ? Kernel::Mma : Kernel::BlockTile;
 }
 
-// Which block tile a kernel with several (mma, wgmma) uses for an m×n product. Measured on an H100 (bench/NOTES.md,
-// steps 2 and 3):
+// Which block tile a kernel with several (mma, wgmma) uses for an m×n product. Measured on an H100 (docs/kernels.md, "Tiles for narrow products and small grids"):
 //   - 128×128 tiles reuse each loaded element most and win once the grid fills the GPU
 //     (2048³ and up: 1.04× cuBLAS against 0.85–0.91× for the smaller tiles); wgmma's tf32 mode has a 128×256 tile,
 //     which wins there too (4096³: cuBLAS TF32's speed);
@@ -203,8 +198,7 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
   auto narrower = [&] { return cols == 192 ? 128 : cols / 2; };
   while (cols > 32 && !find(rows, cols)) cols = narrower();  // wgmma's fp32 64-row tiles are 64 wide at most
   // None that narrow (wgmma-t's are 128 wide at least): the narrowest there is. For 64 columns 64×128 beat 64×192 by
-  // up to 13% (1×256×64 tf32 0.009 ms against 0.011, 128×16384×64 0.021 against 0.024; bench/NOTES.md, "Products
-  // under 256 rows off mma").
+  // up to 13% (1×256×64 tf32 0.009 ms against 0.011, 128×16384×64 0.021 against 0.024; docs/kernels.md, "Tiles for narrow products and small grids").
   if (!find(rows, cols) && hasRows(rows)) cols = narrowestWith(rows);
   const bool waves = variants.front().wholeSm;  // a property of the kernel: every variant has the same
   while (2 * blocks(cols) < 3 * static_cast<int64_t>(multiprocessors) &&
@@ -223,7 +217,7 @@ inline const KernelVariant& chooseVariant(KernelVariants variants, int64_t m, in
 // Which block tile a kernel uses where it reads A and B over the bus from page-locked host memory (the inline
 // route, transfer/inline_product.cu): there the reads, not the arithmetic, take the time, and they go faster in
 // 64-row blocks (more of them wait on the bus at once) with B's rows read 128 columns at a time. Measured on the
-// H100 host (bench/NOTES.md, "The inline route's tile"; launch and wait included): 128³ with 64×128 tiles 24.7–25.9 µs,
+// H100 host (docs/transfers.md, "The inline route"; launch and wait included): 128³ with 64×128 tiles 24.7–25.9 µs,
 // 128×128 28.0, 128×64 30.6, 64×64 (chooseVariant's pick, which fills SMs instead) 34.0; 64³ 17.0 µs on any 64-wide
 // tile. A kernel without such tiles keeps `planned`.
 inline const KernelVariant& chooseBusVariant(KernelVariants variants, int64_t n, const KernelVariant& planned) {
@@ -233,7 +227,7 @@ inline const KernelVariant& chooseBusVariant(KernelVariants variants, int64_t n,
   return planned;
 }
 
-// Long K (bench/NOTES.md, "Long K"). Each kernel sums its products in fp32 registers, so its rounding error
+// Long K (docs/accuracy.md, "Long K"). Each kernel sums its products in fp32 registers, so its rounding error
 // grows with K: at 2×20,000,000×2 mma had 2.0e-5 and blocktile 8.2e-5 against cuBLAS SGEMM's 2.9e-6, and mma's
 // tf32 5.9e-2 against cuBLAS TF32's 6.6e-4. Past its row's slice depth (registry.h), K is split: each slice is
 // summed into a partial result, and the partials are added in float64 (launch.cu). The partials take
@@ -260,7 +254,7 @@ inline KSplit sliceK(int64_t wanted, int64_t rows, int64_t pitch, int64_t k) {
 }
 // The split that serves both reasons to split: slices no deeper than `maxDepth` (accuracy), and at least `toFill`
 // of them (chooseFillSlices: tiles that leave SMs idle). Accuracy's slices alone leave them idle: 768×16384×768 on
-// wgmma-t's 256×128 tiles in 2 slices of 8192 ran on 36 of 132 SMs (bench/NOTES.md, "K split for both reasons").
+// wgmma-t's 256×128 tiles in 2 slices of 8192 ran on 36 of 132 SMs (docs/kernels.md, "Splitting K").
 inline KSplit chooseKSplit(int64_t maxDepth, int64_t toFill, int64_t rows, int64_t pitch, int64_t k) {
   const int64_t forAccuracy = k > maxDepth ? (k + maxDepth - 1) / maxDepth : 1;
   return sliceK(std::max(forAccuracy, toFill), rows, pitch, k);
@@ -271,8 +265,7 @@ constexpr int64_t kMaxGridRows = 65535;
 
 // Rows of C per panel. From host arrays, the product is computed in row panels so that copies overlap the
 // kernels (transfer/panels.cu). About 8 panels overlap well, but each panel must be whole waves of blocks
-// (2 blocks of 128×128 run per SM at once): a panel of 1.1 waves takes as long as 2 (bench/NOTES.md,
-// "Transfers": 4096³ from allocHost memory, 9-tile-row panels 6.5 ms).
+// (2 blocks of 128×128 run per SM at once): a panel of 1.1 waves takes as long as 2 (docs/transfers.md, "The routes": 4096³ from allocHost memory, 9-tile-row panels 6.5 ms).
 constexpr int64_t kBlocksPerSm = 2;
 inline int64_t choosePanelRows(int64_t m, int64_t n, TileShape tile, int multiprocessors) {
   const int64_t blocksPerTileRow = std::max<int64_t>(1, (n + tile.cols - 1) / tile.cols);
@@ -328,10 +321,10 @@ inline KernelPlan planKernel(Kernel requested, Precision precision, int64_t m, i
 
 // A product from host arrays that lib/batching.ts may gather while others run (core/request.h, runsAsGathered) is
 // computed alone as gathered, by Muld: one fp32 running sum per element, FMAs in order of k, in either precision,
-// K not split. So the same call gives the same bits alone and gathered among other calls (README, "Determinism").
+// K not split. So the same call gives the same bits alone and gathered among other calls (docs/accuracy.md, "Determinism").
 // Muld, not blocktile: with its 16×16 blocks many reads wait on the bus at once (the inline route reads A and B from
 // host memory), and it was the faster of the two kernels that sum so, alone and awaited on the H100 host
-// (bench/NOTES.md, "Determinism"): 64³ 29 µs against 49, 128³ 58 against 103, 20×1000×30 131 against 440.
+// (docs/accuracy.md, "Determinism"): 64³ 29 µs against 49, 128³ 58 against 103, 20×1000×30 131 against 440.
 inline KernelPlan planAsGathered(Precision precision, int64_t m, int64_t k, int64_t n, const DeviceCaps& device) {
   const KernelRow& row = kernelRow(Kernel::Muld);
   return planVariant(row, row.variants(precision).front(), precision, m, k, n, device);

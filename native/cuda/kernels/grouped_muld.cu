@@ -1,10 +1,10 @@
 // Muld, grouped (beside the progression, as transpose.cu is): the seeds' kernel (0_muld.cu) over a table of small
 // products, so that a batch of them gathered from host arrays is one launch (transfer/gathered_products.cu,
-// bench/NOTES.md, "Dynamic batching of small products"). Each product keeps Muld's 16×16 tiles and its arithmetic
+// docs/batching.md, "Gathered small products"). Each product keeps Muld's 16×16 tiles and its arithmetic
 // (one fp32 running sum per element, k ≤ 1024: core/request.h); what is new is only how a block finds its tile: the
 // blocks of product i are firstBlock[i] … firstBlock[i+1] − 1, found by binary search over the table, row-major over
 // that product's tiles of C. Why Muld and not mma: a gathered product is at most 128³, where every kernel is far
-// below its peak and the batch's time is its copies (bench/NOTES.md, "Dynamic batching"); fp32 FMAs need no magnitude
+// below its peak and the batch's time is its copies (docs/batching.md, "Gathered small products"); fp32 FMAs need no magnitude
 // classes pass and give fp32 accuracy for every request.
 #include <cuda_runtime.h>
 

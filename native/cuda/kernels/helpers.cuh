@@ -32,8 +32,7 @@ __device__ __forceinline__ void takeKSlice(int z, int64_t depth, int64_t stride,
 // big = ∞ and small = x − ∞ = NaN; rounding to TF32 carries values near FLT_MAX to ∞; the tensor cores may
 // flush subnormals (∞ · subnormal → NaN). A product element is affected only if it comes out non-finite, so
 // the tensor-core kernels recompute each non-finite element of their result with fp32 FMAs in order, as
-// cuBLAS SGEMM computes it: it is then NaN or ±∞ exactly where an IEEE product is (bench/NOTES.md, "Special
-// values"). The store leaves such an element's C as it was (the epilogue's β·C needs it), noting it in a mask
+// cuBLAS SGEMM computes it: it is then NaN or ±∞ exactly where an IEEE product is (docs/accuracy.md, "Special values"). The store leaves such an element's C as it was (the epilogue's β·C needs it), noting it in a mask
 // (NonFinite); the recomputation runs only in a thread that found one, after its accumulators were stored, so it
 // takes no registers from the main loop.
 
@@ -48,8 +47,7 @@ __device__ __forceinline__ float scaledSum(const Epilogue& e, float x, float old
 }
 // C's value at c where β ≠ 0 and `inside`, else kNothingOfC: a load predicated in the instruction, opaque to the
 // compiler, which would otherwise copy every unrolled store of a kernel into a version with the loads and one without
-// (mma's object for sm_90a 71% larger than before α and β; with this, 27%: bench/NOTES.md, "α and β in the kernels'
-// epilogues"). volatile keeps it where it is written: after the main loop (wgmma's fences are volatile too), a few
+// (mma's object for sm_90a 71% larger than before α and β; with this, 27%: docs/kernels.md, "Operands as stored, α and β in the epilogue"). volatile keeps it where it is written: after the main loop (wgmma's fences are volatile too), a few
 // pairs' loads together (storeRowPairs).
 __device__ __forceinline__ float oldOfC(const Epilogue& e, const float* c, bool inside) {
   float old = kNothingOfC;
@@ -77,7 +75,7 @@ struct NonFinite {
 // Splitting has a second blind spot: x's small part lies 2^11 below x, so for |x| under about 2^-100 it falls
 // into the subnormal range, where TF32 cannot hold it (and the tensor cores flush subnormals). That loses up to
 // 2^-11 of a product a·b — invisible unless |a| is huge: 5e36 · −3e-39 came out 1.3e-3 off, 2000× the fp32
-// error (bench/NOTES.md, "Special values"). So before a tensor-core kernel runs, a pass over A and B notes
+// error (docs/accuracy.md, "Special values"). So before a tensor-core kernel runs, a pass over A and B notes
 // whether each holds a value under 2^-100 (kTinySeen) or over 2^64 (kHugeSeen) (launch.cu, launchClassify);
 // when one side holds a tiny value and the other a huge one, the kernel recomputes every element with fp32
 // FMAs, exact as cuBLAS SGEMM. Ordinary data never does; the pass reads A and B once, outside the main loop

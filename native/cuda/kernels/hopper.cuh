@@ -225,8 +225,7 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encodeTiled() {
 
 // A tensor map over a row-major rows×cols matrix (row pitch ld elements) whose boxes are boxRows rows of 128 bytes
 // (32 floats; 64 halves for `type` FLOAT16, wgmma-f16's copies), 128-byte swizzled. Reads past the edges fill zeros.
-// `type` TFLOAT32: the copies round each float to TF32 (to nearest, as cvt.rna; bench/NOTES.md, "B through registers
-// on 256×128 tiles").
+// `type` TFLOAT32: the copies round each float to TF32 (to nearest, as cvt.rna; docs/kernels.md, "Step 4: wgmma-t, B read as stored").
 inline CUtensorMap tileMap(const void* matrix, int64_t rows, int64_t cols, int64_t ld, int boxRows,
                            CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
   CUtensorMap map;

@@ -61,7 +61,7 @@ struct GemmOperands {
   // decided on the device (5_wgmma_f16.cu).
   const uint32_t* onlyIf = nullptr;
   // Each row of C summed the same way however many rows the product has, so that a row of A gets the same bits
-  // beside any others (the search's queries, gathered or alone: bench/NOTES.md, "Search on the GPU"). The few-rows
+  // beside any others (the search's queries, gathered or alone: docs/search.md, "Search on the GPU"). The few-rows
   // kernel then takes a warp per column (6_few_rows.cu, columnDots) for any number of rows, not only up to 3.
   bool sameSumsPerRow = false;
 };
@@ -115,7 +115,7 @@ class SharedMemoryOptIn {
 };
 
 // Matrices on the device keep rows padded to a multiple of 4 floats, so every kernel can use 16-byte loads
-// and stores whatever k and n are (bench/NOTES.md, step 2: 3000×5000×7001).
+// and stores whatever k and n are (docs/kernels.md, "Step 2: mma and 3xTF32": 3000×5000×7001).
 inline int64_t paddedPitch(int64_t cols) { return (cols + 3) / 4 * 4; }
 
 // One product of a gathered batch on the device (grouped_muld.cu): A, B and C at these float offsets from the

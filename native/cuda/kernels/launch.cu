@@ -51,8 +51,7 @@ __global__ void classifyMagnitudes(const float* __restrict__ x, int64_t pitch, i
 // The grid of the element-wise passes over a rows×cols matrix (classes, the sum of K's slices): a thread per
 // column, rows in a grid-stride loop, about 2048 blocks whatever the shape. With a block per row (one or two loads
 // per thread) they read 1.0–1.5 TB/s on an H100; so, A's classes at 768×16384 take 20 µs instead of 46, at
-// 1024×8192 15 instead of 31, and 2 slices of 1024×2048 are summed in 13.9 µs instead of 15.1 (ncu; bench/NOTES.md,
-// "Stream-K, the power cap, and 256×128 tiles that split K").
+// 1024×8192 15 instead of 31, and 2 slices of 1024×2048 are summed in 13.9 µs instead of 15.1 (ncu; docs/kernels.md, "Splitting K").
 constexpr int kElementwiseThreads = 256;
 dim3 elementwiseGrid(int64_t rows, int64_t cols) {
   constexpr int64_t kBlocks = 2048;

@@ -96,12 +96,12 @@ inline const KernelVariant& chooseFewRowsVariant(KernelVariants variants, int64_
   return chosen ? *chosen : variants.front();
 }
 
-// Slice depths (bench/NOTES.md, "Long K"): the FFMA kernels add one product at a time (1024); mma in fp32 adds
+// Slice depths (docs/accuracy.md, "Long K"): the FFMA kernels add one product at a time (1024); mma in fp32 adds
 // 8-deep sums rounded to nearest (8192); mma's TF32 accumulates in the tensor cores (4096, where its error is
 // cuBLAS TF32's). wgmma and wgmma-t: 8192 in both precisions. Their fp32 (3xTF32) adds each 32-deep stage's
 // products rounded to nearest, as mma's fp32 does; their TF32 had cuBLAS TF32's error unsplit at 8192³ (2.6e-4),
 // and slices of 4096 put 8192³ in row panels with a float64 sum (Matrices 40 in flight: 0.83× the unsplit kernel
-// in tf32, 0.93× in fp32; bench/NOTES.md, "Long K on wgmma").
+// in tf32, 0.93× in fp32; docs/kernels.md, "Splitting K").
 inline constexpr KernelRow kKernelRegistry[] = {
     // kernel         variants           CC  sm_90a  Bᵀ     magnitudes  fill  fp16   depths {fp32, tf32}, reads Aᵀ, Bᵀ
     {Kernel::Auto, nullptr, 0, false, false, false, false, false, {0, 0}},  // the plan always names a kernel

@@ -5,7 +5,7 @@
 // largest found by a warp's scan) until the k-th largest key is known, or until a bin's keys are exactly those
 // still needed; the keys above it are written, then copies of it. Each round of segments leaves at most
 // 1/8 of the keys (k ≤ 1024 of 8192), so a million rows take three rounds at k = 1024 and one at k = 10.
-// Measured on an H100 (bench/NOTES.md, "Search on the GPU"): one query against 1 000 000 × 768 held as a Matrix,
+// Measured on an H100 (docs/search.md, "Search on the GPU"): one query against 1 000 000 × 768 held as a Matrix,
 // 1.009 ms for the whole call; the product by itself 0.961.
 #include "cuda/kernels/select.h"
 

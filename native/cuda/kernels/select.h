@@ -9,7 +9,7 @@
 //
 // A block selects the k largest of up to kSelectSegment keys in shared memory by radix select (a byte of the key
 // at a time), so a query's scores are cut into segments selected side by side, and the segments' k best each are
-// selected again the same way until k are left; these are sorted last (bench/NOTES.md, "Search on the GPU").
+// selected again the same way until k are left; these are sorted last (docs/search.md, "Search on the GPU").
 #pragma once
 
 #include <cuda_runtime.h>

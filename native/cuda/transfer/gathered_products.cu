@@ -82,7 +82,7 @@ struct Slot {
 };
 
 // The chunk's table, then every A and B, into its staging buffer: thousands of copies of a few kilobytes, spread
-// over the host-copy team (one thread alone took most of a 7.5 MiB batch's time, bench/NOTES.md).
+// over the host-copy team (one thread alone took most of a 7.5 MiB batch's time, docs/batching.md, "Gathered small products").
 void copyIn(const Chunk& chunk, const std::vector<SmallProduct>& products, float* staging) {
   std::vector<CopyPiece> pieces{{staging, chunk.table.data(), chunk.table.size() * sizeof(GroupedProduct)}};
   for (size_t i = chunk.first; i < chunk.end; ++i) {

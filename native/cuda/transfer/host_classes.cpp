@@ -8,7 +8,7 @@ namespace cuda_matmul {
 
 // One pass that copies and classifies: the classes were a second pass over A and B after their copy (a 128×128
 // operand on the dev machine, with CI running beside it: 22.3 µs in one pass, 41.2 copied then classified, 21.3
-// the copy alone; bench/NOTES.md, "The inline route's tile"). Each bound is one unsigned comparison and the classes
+// the copy alone; docs/transfers.md, "The inline route"). Each bound is one unsigned comparison and the classes
 // two ORed flags, so that the compiler vectorises the loop, cloned for AVX-512 and AVX2 and picked by the CPU at
 // load time (element by element at -O2 it took 9.5 µs). Other CPUs (arm64) take the compiler's default vectors.
 #if defined(__x86_64__)

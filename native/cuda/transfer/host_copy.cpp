@@ -62,7 +62,7 @@ class CopyTeam {
   // finished. Each thread holds its one core only while it copies: when the caller leased cores for every helper
   // it woke, the first of several copies in flight took the whole budget, helpers that came late held cores
   // idle, and the other callers waited without copying (HTTP 1024³ per request: 1 048–1 560 requests/s before,
-  // 2 002–2 072 after, same runs; bench/NOTES.md).
+  // 2 002–2 072 after, same runs; docs/transfers.md, "The routes").
   void run(std::vector<std::function<void()>>& jobs) {
     const CoreLease own(1);  // the caller's core: it waits only while every core of the budget is busy
     const auto call = std::make_shared<CopyCall>(jobs);

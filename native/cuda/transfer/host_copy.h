@@ -1,5 +1,5 @@
 // Host memory copies spread over a few threads. One thread's memcpy from pageable memory into pinned staging
-// buffers moves far less than the PCIe link can (bench/NOTES.md, "Transfers"); several in parallel keep up.
+// buffers moves far less than the PCIe link can (docs/transfers.md, "The routes"); several in parallel keep up.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +27,7 @@ void parallelCopyPieces(const std::vector<CopyPiece>& pieces);
 // For a copy into `dst` that the calling thread will make alone (under one team member's share): brings dst's
 // lines into this core's cache now, while the GPU works, so that the copy does not read them in itself. A new
 // result's memory comes back from the result cache cold: copying a 128³ C into it took 11.0–14.4 µs on the H100
-// host, against 3.2–3.7 into an array used each call (bench/NOTES.md, "The inline route's tile"). Larger copies go over
+// host, against 3.2–3.7 into an array used each call (docs/transfers.md, "The inline route"). Larger copies go over
 // the team, each member writing its own share; this does nothing for them.
 void prefetchForCopyInto(const void* dst, size_t bytes);
 

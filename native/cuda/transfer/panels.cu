@@ -1,7 +1,7 @@
 // The staged and panel routes of a gemm on host arrays (routes.h), one batch entry at a time. The panel route is
 // Mul, the seeds' host wrapper (../shared/seeds/000: allocate A, B and C on the device, copy A and B in,
 // launch, copy C out, free), grown into a pipeline, because from host arrays the copies, not the arithmetic,
-// take most of the time (bench/NOTES.md, "Transfers"):
+// take most of the time (docs/transfers.md, "The routes"):
 //   - device memory, streams and page-locked staging come from pools (pools.h), not cudaMalloc per call;
 //   - B (and A, when it is held transposed) goes in first, as it is stored (every kernel reads either layout); then
 //     C is computed in row panels, panel p's rows of A copied in while panel p−1 computes and panel p−2's results

@@ -17,7 +17,7 @@
 //     strided batch of such products (no transposes, α or β, the kernel left to 'auto'), in chunks of one
 //     staging buffer with one copy each way and one grouped Muld launch each.
 // α and β are applied on the host as C comes back (host_copy.h, parallelCombineRows), so C never goes up:
-// gemm moves the same bytes as matmul (bench/NOTES.md, "One request type").
+// gemm moves the same bytes as matmul (docs/transfers.md, "The routes").
 #pragma once
 
 #include <cstddef>

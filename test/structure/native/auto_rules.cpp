@@ -1,6 +1,6 @@
 // 'auto''s rules as data (native/cuda/kernels/auto_rules.h), without a GPU: test/structure/plan.test.ts builds this with g++
 // and the CUDA headers. A device finds its row (its own, else its compute capability's nearest in SMs, else the
-// first); the H100 row gives the choices its thresholds were measured for (choose.h's comments, bench/NOTES.md);
+// first); the H100 row gives the choices its thresholds were measured for (choose.h's comments, docs/kernels.md, "How a kernel is chosen");
 // and the predicates read the row they are given. Prints each wrong choice, then "wrong: N".
 #include <cstdint>
 #include <cstdio>

@@ -53,7 +53,7 @@ void checkSplit(Kernel kernel, Precision precision, const KernelVariant& variant
 int main() {
   const KernelVariant large{"256x128", nullptr, {256, 128}, true}, small{"64x128", nullptr, {64, 128}, true},
       partial{"128x128, several blocks per SM", nullptr, {128, 128}, false};
-  // The shapes that showed it (bench/NOTES.md, "K split for both reasons"): K past wgmma-t's 8192 was split in 2 and 8
+  // The shapes that showed it (docs/kernels.md, "Splitting K"): K past wgmma-t's 8192 was split in 2 and 8
   // slices for accuracy only, leaving 96 and 100 of the 132 SMs idle.
   const KSplit wide = planOn(Kernel::WgmmaT, Precision::Tf32, large, 768, 16384, 768).splitFor(768, 768, 16384);
   if (wide.slices != 7) report("768x16384x768 on 256x128 tiles wants 7 slices", Kernel::WgmmaT, Precision::Tf32, 768, 16384, 768, wide);
