@@ -7,12 +7,12 @@ const CONCERNS = ['api', 'gpu', 'runtime', 'packaging', 'structure'];
 /** @type {import('jest').Config} */
 module.exports = {
   verbose: true,
+  testTimeout: 300_000,
   projects: CONCERNS.map((concern) => ({
     displayName: concern,
     testEnvironment: 'node',
     roots: [`<rootDir>/test/${concern}`],
     testRegex: '\\.test\\.ts$',
-    testTimeout: 300_000,
     transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }] },
   })),
 };
