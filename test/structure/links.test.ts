@@ -1,6 +1,7 @@
-// The documents' relative links resolve: every link in README.md, CHANGELOG.md and docs/ names a file of the
-// repository (and a heading of it, where it names one); and every link in a file the package ships names a file the
-// package ships, so that the README and the design documents read the same in node_modules as on the repository.
+// The documents' relative links resolve, and so do the paths they name in code font: every link in README.md,
+// CHANGELOG.md and docs/ names a file of the repository (and a heading of it, where it names one); every link in a
+// file the package ships names a file the package ships, so that the README and the design documents read the same in
+// node_modules as on the repository; and a path such as `bench/kernels.cu` names a file that is there.
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -43,4 +44,16 @@ test('every relative link in a shipped document names a shipped file', () => {
   const fromShipped = links.filter((l) => shipped.has(l.from));
   expect(fromShipped.length).toBeGreaterThan(30);
   expect(fromShipped.filter((l) => !isShipped(l.target)).map((l) => `${l.from} → ${l.target}`)).toEqual([]);
+});
+
+test('every repository path a document names in code font exists (but docs/api/, which `npm run docs` writes)', () => {
+  const named = markdownFiles()
+    .filter((file) => !file.startsWith(path.join('docs', 'archive')))
+    .flatMap((file) =>
+      [...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/`((?:bench|test|lib|native|scripts|examples|docs|prebuilds)\/[^`\s]*)`/g)]
+        .map(([, named]) => ({ file, named: named.replace(/[),.:;]+$/, '') }))
+        .filter(({ named }) => !/[…<>*{}]/.test(named) && !named.startsWith('docs/api/')),
+    );
+  expect(named.length).toBeGreaterThan(100);
+  expect(named.filter(({ named }) => !fs.existsSync(path.join(root, named))).map(({ file, named }) => `${file}: ${named}`)).toEqual([]);
 });
