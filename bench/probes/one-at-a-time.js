@@ -1,8 +1,8 @@
 'use strict';
 // A probe, run from the package root: node <this> new|out|sync [N]. 3000 products of N³ (default
-// 128) one at a time; median time of each and of the part before the call returns. Run with an addon built with
-// timers in the inline route (not kept) for bench/results/2026-11-24/…-s28-inline-phases.log, and as is for …-s28-warm-ab.log and
-// …-s28-staged-prefetch-ab.log.
+// 128) one at a time; median time of each and of the part before the call returns. Its runs are in
+// bench/results/2026-11-24/ (the inline route's phases with an addon built with timers in that route, not kept; its
+// warm-up and staged-prefetch comparisons as is).
 const { matmul, matmulSync } = require(require('path').resolve(process.env.PKG || '.'));
 const { random } = require(require('path').resolve(process.env.PKG || '.', 'bench/inputs'));
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
