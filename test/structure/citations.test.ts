@@ -3,7 +3,8 @@
 // kept while it was built (its archive in docs/), which says how things were, not how they are.
 import * as fs from 'fs';
 import * as path from 'path';
-import { filesUnder, headingsOf, markdownFiles, root } from '../support/documents';
+import { headingsOf, markdownFiles } from '../support/documents';
+import { filesUnder, root } from '../support/files';
 
 const CODE = /\.(ts|js|mjs|cjs|c|cpp|cu|cuh|h|inc)$/;
 const codeFiles = (): string[] => ['native', 'lib', 'test', 'examples'].flatMap((dir) => filesUnder(dir, CODE));

@@ -5,7 +5,8 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { anchorsOf, markdownFiles, root } from '../support/documents';
+import { anchorsOf, markdownFiles } from '../support/documents';
+import { root } from '../support/files';
 
 interface Link {
   from: string;

@@ -4,8 +4,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { BACKENDS, KERNELS, METRICS, PRECISIONS } from '../../lib/options';
 import { native } from '../../lib/native';
+import { filesUnder, root } from '../support/files';
 
-const root = path.join(__dirname, '..', '..');
 
 test('the option table of lib/options.ts is the one the native parser follows (native/core/options.h)', () => {
   expect(native.options()).toEqual({
@@ -45,16 +45,10 @@ const MAY_INCLUDE: Record<string, string[]> = {
   probe: [], // the driver probe: an addon of its own, loaded before the product addon (docs/architecture.md)
 };
 
-function nativeSources(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? nativeSources(path.join(dir, e.name)) : /\.(h|c|cpp|cu|cuh|inc)$/.test(e.name) ? [path.join(dir, e.name)] : [],
-  );
-}
-
 test('native layers include only the layers below them; no switch hides a missing case behind default:', () => {
   const native = path.join(root, 'native');
   const wrong: string[] = [];
-  const sources = nativeSources(native);
+  const sources = filesUnder('native', /\.(h|c|cpp|cu|cuh|inc)$/).map((file) => path.join(root, file));
   expect(sources.length).toBeGreaterThan(30);
   for (const file of sources) {
     const relative = path.relative(native, file);

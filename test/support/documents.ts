@@ -1,17 +1,8 @@
-// What the documentation checks share: the repository's files by kind, and the anchors a Markdown file's headings
-// get (GitHub's: lower case, punctuation dropped, spaces as hyphens, a repeated heading numbered).
+// What the documentation checks share: the Markdown files, and the anchors their headings get (GitHub's: lower case,
+// punctuation dropped, spaces as hyphens, a repeated heading numbered).
 import * as fs from 'fs';
 import * as path from 'path';
-
-export const root = path.join(__dirname, '..', '..');
-
-/** Files under `dir` (relative to the root) whose names match `pattern`, as paths relative to the root. */
-export function filesUnder(dir: string, pattern: RegExp): string[] {
-  return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
-    const relative = path.join(dir, e.name);
-    return e.isDirectory() ? filesUnder(relative, pattern) : pattern.test(e.name) ? [relative] : [];
-  });
-}
+import { filesUnder, root } from './files';
 
 /** The design documents and the front page: README.md, CHANGELOG.md and every Markdown file under docs/. */
 export const markdownFiles = (): string[] => ['README.md', 'CHANGELOG.md', ...filesUnder('docs', /\.md$/)];
