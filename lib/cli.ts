@@ -62,6 +62,7 @@ function showInfo(json: boolean): void {
     console.log(`CUDA is not used: ${state.reason}`);
     console.log('To use a GPU: an NVIDIA GPU and its driver, branch 525 or newer (580 or newer for the CUDA 13 build); nvidia-smi shows both.');
   }
+  console.log(`cpu: ${state.cpu.cores} cores usable, at most ${state.cpu.threads} kept busy by the library`);
   const m = state.memory;
   console.log(`memory held: ${m.deviceBytesInUse} B in use, ${m.deviceBytesCached} B cached on devices, ${m.stagingBytes} B page-locked staging, ${m.resultBytesCached} B of results cached, ${m.resultBytesPinned} B of results page-locked`);
 }

@@ -16,7 +16,7 @@ export { Corpus } from './corpus';
 export type { CorpusOptions, CorpusPart } from './corpus';
 export { Matrix } from './matrix';
 export type { MatrixDownloadOptions, MatrixOptions, MatrixProductOptions } from './matrix';
-export type { Backend, BinaryInfo, DeviceInfo, ErrorCode, Info, KernelName, MatmulOptions, MemoryInfo, Metric, Precision, SearchOptions, SearchResult, Shape } from './types';
+export type { Backend, BinaryInfo, CpuInfo, DeviceInfo, ErrorCode, Info, KernelName, MatmulOptions, MemoryInfo, Metric, Precision, SearchOptions, SearchResult, Shape } from './types';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../package.json') as { version: string };
@@ -70,6 +70,7 @@ export function info(): Info {
     ...(cuda.reason ? { reason: cuda.reason } : {}),
     devices: cuda.devices.map((device) => ({ ...device })),
     memory: { ...cuda.memory },
+    cpu: native.cpuInfo(),
     version,
     binary: { ...loadedBinary, architectures: [...loadedBinary.architectures] },
   };

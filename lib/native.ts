@@ -31,6 +31,7 @@ export interface NativeBinding {
   /** Runs the first `count` products gathered and not yet run as one batch; settles once all are written. */
   runGathered(count: number): Promise<void>;
   cudaInfo(): { usable: boolean; reason?: string; devices: Info['devices']; memory: Info['memory'] };
+  cpuInfo(): Info['cpu'];
   allocHost(length: number): Float32Array;
   freeHost(array: Float32Array): void;
   /** An ArrayBuffer of 4·length bytes, contents unspecified, for a result written in full before it is read. */

@@ -105,6 +105,8 @@ export interface Info {
   devices: DeviceInfo[];
   /** What this library holds now, in bytes, over all devices (0 without CUDA). */
   memory: MemoryInfo;
+  /** The CPUs this process may run on, and how many of them the library keeps busy at most. */
+  cpu: CpuInfo;
   /** This package's version. */
   version: string;
   /** Which native binary was loaded: its variant, CUDA runtime, file, and why it was chosen. */
@@ -129,6 +131,21 @@ export interface BinaryInfo {
   choice: string;
   /** Set where this binary's CUDA path has not yet run on a GPU (linux-arm64's CUDA build, until it has). */
   untested?: string;
+}
+
+/** The CPUs the library may use (`info().cpu`). */
+export interface CpuInfo {
+  /**
+   * The CPUs this process may run on: its affinity mask (a container's cpuset, `taskset`), no more than its
+   * cgroup's CPU quota rounded up (`docker --cpus`, a Kubernetes CPU limit). Not the machine's count, which a
+   * container sees whole.
+   */
+  cores: number;
+  /**
+   * How many of them CPU products and host copies keep busy at most, all products in flight together: every core but
+   * one, which stays the JavaScript thread's, or `CUDA_MATMUL_CPU_THREADS` where it is set (1 to 1024).
+   */
+  threads: number;
 }
 
 /** Memory the library holds, in bytes (`info().memory`). */

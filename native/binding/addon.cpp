@@ -19,9 +19,11 @@
 #include "binding/js_errors.h"
 #include "binding/matrix_binding.h"
 #include "core/backend.h"
+#include "core/core_budget.h"
 #include "core/options.h"
 #include "core/result_memory.h"
 #include "core/search.h"
+#include "core/usable_cores.h"
 
 namespace cuda_matmul {
 namespace {
@@ -89,6 +91,14 @@ Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
   return result;
 }
 
+// The CPUs this process may run on, and how many of them the library's threads keep busy at most (the core budget).
+Napi::Value CpuInfo(const Napi::CallbackInfo& info) {
+  Napi::Object result = Napi::Object::New(info.Env());
+  result.Set("cores", usableCores());
+  result.Set("threads", coreBudget());
+  return result;
+}
+
 // The process (or this worker) is exiting: products queued here and not yet started are dropped.
 Napi::Value Shutdown(const Napi::CallbackInfo& info) {
   stopTasks(info.Env());
@@ -136,6 +146,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("matmulSync", Napi::Function::New(env, cuda_matmul::MatmulSync, "matmulSync"));
   exports.Set("matmul", Napi::Function::New(env, cuda_matmul::MatmulAsync, "matmul"));
   exports.Set("cudaInfo", Napi::Function::New(env, cuda_matmul::CudaInfo, "cudaInfo"));
+  exports.Set("cpuInfo", Napi::Function::New(env, cuda_matmul::CpuInfo, "cpuInfo"));
   exports.Set("gemm", Napi::Function::New(env, cuda_matmul::Gemm, "gemm"));
   exports.Set("allocHost", Napi::Function::New(env, cuda_matmul::AllocHost, "allocHost"));
   exports.Set("freeHost", Napi::Function::New(env, cuda_matmul::FreeHost, "freeHost"));

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
-
 #include "core/environment.h"
+#include "core/usable_cores.h"
 
 namespace cuda_matmul {
 namespace {
@@ -50,7 +49,7 @@ StopScope::~StopScope() {
 
 int coreBudget() {
   static const int cores = static_cast<int>(environmentCount(
-      "CUDA_MATMUL_CPU_THREADS", 1, 1024, std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1)));
+      "CUDA_MATMUL_CPU_THREADS", 1, 1024, std::max(1, usableCores() - 1)));
   return cores;
 }
 

@@ -62,9 +62,9 @@ class StopScope {
 // waking.
 int freeCores();
 
-// The budget's size: the machine's cores less one, at least 1; CUDA_MATMUL_CPU_THREADS (1 to 1024) sets it, for a
-// process with no event loop to keep responsive (a batch job) that wants every core. Worked out once: the system's
-// count of cores is a read of /sys/devices/system/cpu/online each time it is asked.
+// The budget's size: the cores this process may run on (core/usable_cores.h) less one, at least 1;
+// CUDA_MATMUL_CPU_THREADS (1 to 1024) sets it, for a process with no event loop to keep responsive (a batch job)
+// that wants every core. Worked out once.
 int coreBudget();
 
 }  // namespace cuda_matmul

@@ -71,7 +71,7 @@ void packA(const float* a, int64_t lda, int64_t mc, int64_t kc, int mr, float* p
 }
 
 // At most the cores the budget holds (the lease takes no more), and not asked of the system per product: a 16³
-// product computes in less time than hardware_concurrency's read of /sys/devices/system/cpu/online.
+// product computes in less time than a read of /sys/devices/system/cpu/online.
 int chooseThreadCount(int64_t m, int64_t k, int64_t n, int mr) {
   const int64_t budget = coreBudget();
   const int64_t byWork = std::max<int64_t>(1, (m * k * n) / kFlopsPerThread);

@@ -22,6 +22,7 @@ test('info --json describes the backend, the version and the binary loaded; info
   const text = run('info').stdout;
   expect(text).toContain(`binary: ${info.binary.variant} (shipped; CUDA runtime ${info.binary.cudaRuntime}, sm_75, sm_80`);
   expect(text).toContain(`${info.binary.path}\nchosen because: ${info.binary.choice}`);
+  expect(text).toContain(`cpu: ${info.cpu.cores} cores usable, at most ${info.cpu.threads} kept busy by the library`);
   if (info.backend === 'cpu') expect(text).toMatch(/CUDA is not used: .+\nTo use a GPU: /);
 });
 

@@ -1,6 +1,7 @@
 // info(): what 'auto' uses and why; the CPU-only build says it has no CUDA and still multiplies.
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { info, matmul } from '../../lib';
 import { hasGpu } from '../support/helpers';
@@ -12,6 +13,9 @@ test('info() reports backend, devices and version, and a reason when CUDA is not
   expect(['cuda', 'cpu']).toContain(result.backend);
   expect(result.version).toBe(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version);
   expect(Array.isArray(result.devices)).toBe(true);
+  expect(result.cpu.cores).toBeGreaterThanOrEqual(1);
+  expect(result.cpu.cores).toBeLessThanOrEqual(os.availableParallelism()); // Node counts the affinity mask
+  expect(result.cpu.threads).toBe(process.env.CUDA_MATMUL_CPU_THREADS ? Number(process.env.CUDA_MATMUL_CPU_THREADS) : Math.max(1, result.cpu.cores - 1));
   if (result.backend === 'cpu') expect(result.reason).toMatch(/driver|device|CUDA/);
   else {
     expect(result.devices.length).toBeGreaterThan(0);

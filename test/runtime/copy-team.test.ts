@@ -21,7 +21,8 @@ const buildable = threadSanitizerBuilds();
 (buildable ? describe : describe.skip)(`host-copy team under the core budget${buildable ? '' : ' — SKIPPED, no g++ with ThreadSanitizer'}`, () => {
   const binary = path.join(scratch, 'stress');
   beforeAll(() => {
-    const sources = ['test/structure/native/copy_team_stress.cpp', 'native/cuda/transfer/host_copy.cpp', 'native/core/core_budget.cpp', 'native/core/scaled_sum.cpp'];
+    const sources = ['test/structure/native/copy_team_stress.cpp', 'native/cuda/transfer/host_copy.cpp', 'native/core/core_budget.cpp',
+      'native/core/scaled_sum.cpp', 'native/core/usable_cores.cpp'];
     const build = spawnSync('g++', ['-std=c++20', '-O1', '-g', '-fsanitize=thread', '-pthread', '-I', 'native', ...sources, '-o', binary], {
       cwd: root,
       encoding: 'utf8',

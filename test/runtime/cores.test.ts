@@ -1,45 +1,156 @@
 // The JavaScript thread keeps its core (core/core_budget.h): however many CPU products are in flight, the library
-// keeps at most all cores but one busy with them. Counted from /proc: this process's threads in state R (running, or
-// waiting for a core), sampled from the JavaScript thread (itself one of them) while 16 CPU products run at once; the
-// median of the samples, as V8's own helpers (garbage collection, 4 threads) are caught at work in bursts, and a
-// thread that has just finished its product now and then. Before, each product started a thread per core, so 4 pool
-// threads kept 4 × cores threads busy (9 on a 2-core machine).
+// keeps at most all cores but one busy with them, counting only the cores this process may run on
+// (core/usable_cores.h). Counted from /proc in a child process: its threads in state R (running, or waiting for a
+// core), sampled from its JavaScript thread (itself one of them) while 16 CPU products run at once; the median of
+// the samples, as V8's own helpers (garbage collection, 4 threads) are caught at work in bursts, and a thread that
+// has just finished its product now and then. Before the budget, each product started a thread per core, so 4 pool
+// threads kept 4 × cores threads busy (9 on a 2-core machine). Before the budget counted the usable cores, a process
+// confined to 2 CPUs of a machine showing 16 online (a container's cpuset) kept a median of 5 to 9 busy.
 import * as fs from 'fs';
 import * as os from 'os';
+import * as path from 'path';
+import { spawnSync } from 'child_process';
 import { matmul } from '../../lib';
+import { describeChild, packageRoot, runScenario, type ChildResult } from '../support/child';
 import { randomMatrix, relativeError } from '../support/helpers';
 
-function runnableThreads(): number {
-  let count = 0;
-  for (const task of fs.readdirSync('/proc/self/task')) {
-    try {
-      const stat = fs.readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
-      if (stat[stat.lastIndexOf(')') + 2] === 'R') count++;
-    } catch {
-      // the thread ended meanwhile
+// What the child prints: the median of its runnable threads, its product's error, and what info().cpu says.
+const productsInFlight = `
+  const fs = require('fs');
+  const { info, matmul } = require(ROOT);
+  function runnableThreads() {
+    let count = 0;
+    for (const task of fs.readdirSync('/proc/self/task')) {
+      try {
+        const stat = fs.readFileSync('/proc/self/task/' + task + '/stat', 'utf8');
+        if (stat[stat.lastIndexOf(')') + 2] === 'R') count++;
+      } catch {} // the thread ended meanwhile
     }
+    return count;
   }
-  return count;
+  (async () => {
+    const n = 1024;
+    const a = Float32Array.from({ length: n * n }, () => Math.random() * 2 - 1);
+    const b = Float32Array.from({ length: n * n }, () => Math.random() * 2 - 1);
+    const products = Array.from({ length: 16 }, () => matmul(a, b, { m: n, k: n, n }, { backend: 'cpu' }));
+    const samples = [];
+    let running = true;
+    void Promise.all(products).finally(() => (running = false));
+    while (running) {
+      samples.push(runnableThreads());
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const c = (await Promise.all(products))[15];
+    let diff = 0, norm = 0;
+    for (let j = 0; j < n; j++) {
+      let want = 0;
+      for (let p = 0; p < n; p++) want += a[7 * n + p] * b[p * n + j];
+      diff += (c[7 * n + j] - want) ** 2; norm += want ** 2;
+    }
+    samples.sort((x, y) => x - y);
+    const median = samples[Math.floor(samples.length / 2)];
+    console.log(JSON.stringify({ samples: samples.length, median, error: Math.sqrt(diff / norm), cpu: info().cpu }));
+  })().catch((error) => { console.error(error); process.exit(1); });`;
+
+interface Measured {
+  samples: number;
+  median: number;
+  error: number;
+  cpu: { cores: number; threads: number };
+}
+
+function measured(result: ChildResult): Measured {
+  if (result.status !== 0) throw new Error(describeChild(result));
+  return JSON.parse(result.output.trim().split('\n').pop() as string);
+}
+
+// The library's share, the JavaScript thread, and one more caught finishing its product.
+function expectWithinBudget(result: Measured, cores: number): void {
+  expect(result.samples).toBeGreaterThanOrEqual(10);
+  expect(result.error).toBeLessThan(1e-5);
+  expect(result.median).toBeLessThanOrEqual(Math.max(1, cores - 1) + 1 + 1);
 }
 
 const linux = process.platform === 'linux';
-(linux ? test : test.skip)(`16 CPU products in flight keep at most cores − 1 threads busy, beside the JavaScript thread${linux ? '' : ' — SKIPPED, needs /proc'}`, async () => {
-  const cores = os.availableParallelism();
-  const n = 1024;
-  const a = randomMatrix(n * n), b = randomMatrix(n * n);
-  const products = Array.from({ length: 16 }, () => matmul(a, b, { m: n, k: n, n }, { backend: 'cpu' }));
-  const samples: number[] = [];
-  let running = true;
-  void Promise.all(products).finally(() => (running = false));
-  while (running) {
-    samples.push(runnableThreads());
-    await new Promise((resolve) => setTimeout(resolve, 1));
+(linux ? test : test.skip)(`16 CPU products in flight keep at most cores − 1 threads busy, beside the JavaScript thread${linux ? '' : ' — SKIPPED, needs /proc'}`, () => {
+  const result = measured(runScenario(productsInFlight));
+  expectWithinBudget(result, os.availableParallelism());
+});
+
+// A container sees every CPU of its host in /sys/devices/system/cpu/online, whatever its cpuset or CPU quota.
+// Stood in for by a mount namespace whose files say so: the online list over the real one, and a quota over the
+// file of the process's own cgroup. Needs root (CI and the GPU hosts run as root); elsewhere it skips, saying why.
+function canConfine(): string | undefined {
+  if (!linux) return 'needs Linux';
+  const probe = spawnSync('unshare', ['--mount', 'true']);
+  return probe.status === 0 ? undefined : `needs a mount namespace (unshare --mount: ${probe.error?.message ?? probe.stderr.toString().trim()})`;
+}
+
+/** The quota files of this process's cgroup and what says "one CPU" in each: cgroup v2's cpu.max, or v1's CFS pair. */
+function oneCpuQuota(): Array<[file: string, content: string]> | undefined {
+  for (const line of fs.readFileSync('/proc/self/cgroup', 'utf8').trim().split('\n')) {
+    const [, controllers, cgroup] = line.split(':');
+    if (controllers === '') {
+      const file = path.join('/sys/fs/cgroup', cgroup, 'cpu.max');
+      if (fs.existsSync(file)) return [[file, '100000 100000\n']];
+    } else if (controllers.split(',').includes('cpu')) {
+      const directory = path.join('/sys/fs/cgroup', controllers, cgroup);
+      const period = path.join(directory, 'cpu.cfs_period_us');
+      if (fs.existsSync(period)) return [[path.join(directory, 'cpu.cfs_quota_us'), fs.readFileSync(period, 'utf8')]];
+    }
   }
-  await Promise.all(products);
-  expect(samples.length).toBeGreaterThanOrEqual(10);
-  const median = samples.sort((x, y) => x - y)[Math.floor(samples.length / 2)];
-  // The library's share, the JavaScript thread, and one more caught finishing its product.
-  expect(median).toBeLessThanOrEqual(Math.max(1, cores - 1) + 1 + 1);
+  return undefined;
+}
+
+/** Runs `script` as runScenario does, with each file's content mounted over it in a namespace of its own. */
+function runConfined(script: string, files: Array<[file: string, content: string]>, env: NodeJS.ProcessEnv = {}): ChildResult {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'cores-'));
+  try {
+    const mounts = files.map(([file, content], i) => {
+      const stand = path.join(directory, `file-${i}`);
+      fs.writeFileSync(stand, content);
+      return `mount --bind '${stand}' '${file}'`;
+    });
+    const scriptFile = path.join(directory, 'script.js');
+    fs.writeFileSync(scriptFile, `const ROOT = ${JSON.stringify(packageRoot)};\n${script}`);
+    const started = performance.now();
+    const result = spawnSync('unshare', ['--mount', 'sh', '-c', `${mounts.join(' && ')} && exec '${process.execPath}' '${scriptFile}'`], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+      timeout: 120_000,
+    });
+    return { status: result.status, signal: result.signal, output: `${result.stdout}${result.stderr}`, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+const manyOnline: [string, string] = ['/sys/devices/system/cpu/online', `0-${4 * os.availableParallelism() + 15}\n`];
+const confinement = canConfine();
+const quota = confinement ? undefined : oneCpuQuota();
+
+(confinement ? describe.skip : describe)(`a process confined to fewer CPUs than the machine shows${confinement ? ` — SKIPPED, ${confinement}` : ''}`, () => {
+  test('its affinity (a cpuset) bounds the budget: 16 CPU products keep at most its cores − 1 threads busy', () => {
+    // Node counts the affinity mask (and, from Node 22, the quota too), which a fake online list does not change.
+    const result = measured(runConfined(productsInFlight, [manyOnline]));
+    expectWithinBudget(result, os.availableParallelism());
+    expect(result.cpu.cores).toBeLessThanOrEqual(os.availableParallelism());
+    expect(result.cpu.threads).toBe(Math.max(1, result.cpu.cores - 1));
+  });
+
+  (quota ? test : test.skip)(`its cgroup's CPU quota bounds the budget: one CPU's quota gives one core, one thread${quota ? '' : ' — SKIPPED, no cgroup CPU quota file for this process'}`, () => {
+    const result = measured(runConfined(productsInFlight, [manyOnline, ...(quota ?? [])]));
+    expect(result.cpu).toEqual({ cores: 1, threads: 1 });
+    expectWithinBudget(result, 1);
+  });
+
+  test('CUDA_MATMUL_CPU_THREADS sets the threads, whatever the cores', () => {
+    const result = runConfined(`console.log(JSON.stringify(require(ROOT).info().cpu))`, [manyOnline], { CUDA_MATMUL_CPU_THREADS: '3' });
+    if (result.status !== 0) throw new Error(describeChild(result));
+    const cpu = JSON.parse(result.output);
+    expect(cpu.cores).toBeLessThanOrEqual(os.availableParallelism());
+    expect(cpu.threads).toBe(3);
+  });
 });
 
 // A product small enough to cost less than a thread-pool round trip runs on the JavaScript thread at once

@@ -16,6 +16,7 @@
 #include "core/team_sync.h"
 #include "core/environment.h"
 #include "core/scaled_sum.h"
+#include "core/usable_cores.h"
 
 namespace cuda_matmul {
 namespace {
@@ -83,10 +84,10 @@ class CopyTeam {
     for (size_t i = 0; i < helpers_; ++i) std::thread([this] { serve(); }).detach();
   }
 
-  // Every core, at most 16, unless CUDA_MATMUL_COPY_THREADS says otherwise (1 to 64): copies are short bursts,
+  // Every usable core (core/usable_cores.h), at most 16, unless CUDA_MATMUL_COPY_THREADS says otherwise (1 to 64): copies are short bursts,
   // and on the H100 host 4096³ from plain arrays took 19.5 ms with 4 threads, 12.1 with 12, 9.5 with 16.
   static size_t teamSize() {
-    const long cores = std::clamp<long>(std::thread::hardware_concurrency(), 1, 16);
+    const long cores = std::clamp<long>(usableCores(), 1, 16);
     return static_cast<size_t>(environmentCount("CUDA_MATMUL_COPY_THREADS", 1, 64, cores));
   }
 
