@@ -158,7 +158,8 @@ export interface MemoryInfo {
   stagingBytes: number;
   /**
    * Host memory of garbage-collected result arrays, kept to back later results without faulting in new pages;
-   * at most 512 MiB (or an eighth of the machine's memory), given back after a few idle seconds.
+   * at most 512 MiB (or an eighth of the memory the process may use: a container's memory limit, not its host's),
+   * given back after a few idle seconds.
    */
   resultBytesCached: number;
   /**

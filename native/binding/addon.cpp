@@ -23,7 +23,7 @@
 #include "core/options.h"
 #include "core/result_memory.h"
 #include "core/search.h"
-#include "core/usable_cores.h"
+#include "core/process_limits.h"
 
 namespace cuda_matmul {
 namespace {

@@ -4,7 +4,7 @@
 #include <condition_variable>
 #include <mutex>
 #include "core/environment.h"
-#include "core/usable_cores.h"
+#include "core/process_limits.h"
 
 namespace cuda_matmul {
 namespace {

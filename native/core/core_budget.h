@@ -62,7 +62,7 @@ class StopScope {
 // waking.
 int freeCores();
 
-// The budget's size: the cores this process may run on (core/usable_cores.h) less one, at least 1;
+// The budget's size: the cores this process may run on (core/process_limits.h) less one, at least 1;
 // CUDA_MATMUL_CPU_THREADS (1 to 1024) sets it, for a process with no event loop to keep responsive (a batch job)
 // that wants every core. Worked out once.
 int coreBudget();

@@ -1,7 +1,6 @@
 #include "core/result_memory.h"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -19,6 +18,7 @@
 
 #include "core/backend.h"
 #include "core/errors.h"
+#include "core/process_limits.h"
 
 namespace cuda_matmul {
 namespace {
@@ -64,10 +64,11 @@ void faultIn(void* data, size_t size) {
   for (size_t offset = 0; offset < size; offset += 4096) static_cast<volatile char*>(data)[offset] = 0;
 }
 
+// An eighth of the memory this process may use (core/process_limits.h): a container's limit, not its host's memory.
 size_t cacheLimit() {
-  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || pageSize <= 0) return kCacheLimitBytes;
-  return std::min(kCacheLimitBytes, static_cast<size_t>(pages) * static_cast<size_t>(pageSize) / 8);
+  const uint64_t usable = usableMemoryBytes();
+  if (usable == 0) return kCacheLimitBytes;  // not known
+  return static_cast<size_t>(std::min<uint64_t>(kCacheLimitBytes, usable / 8));
 }
 
 class ResultCache {

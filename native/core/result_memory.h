@@ -1,8 +1,8 @@
 // Memory for the arrays the library makes for results (matmul without `out`, Matrix#toArray). When such an array is
 // garbage-collected its block is kept, already faulted in, and handed to a later result of a similar size, instead of
 // new pages being faulted in on every call: on the H100 host a fresh 4 KiB page costs ~2.5 µs on first touch, a 64
-// MiB result 16 387 faults (docs/transfers.md, "New result arrays", and "A cache of
-// collected results' memory"). The cache is bounded (512 MiB or an eighth of the machine's memory, whichever is less;
+// MiB result 16 387 faults (docs/transfers.md, "New result arrays", and "A cache of collected results' memory"). The
+// cache is bounded (512 MiB or an eighth of the memory the process may use, whichever is less: core/process_limits.h;
 // the blocks given back longest ago make room) and emptied of blocks idle for a few seconds by the same timer that
 // trims the CUDA pools. A block handed out holds a freed result's elements: every caller writes every element before
 // any JavaScript can read it. When the last cached block of a large size is taken (or none is there), up to four more

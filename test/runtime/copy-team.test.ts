@@ -22,7 +22,7 @@ const buildable = threadSanitizerBuilds();
   const binary = path.join(scratch, 'stress');
   beforeAll(() => {
     const sources = ['test/structure/native/copy_team_stress.cpp', 'native/cuda/transfer/host_copy.cpp', 'native/core/core_budget.cpp',
-      'native/core/scaled_sum.cpp', 'native/core/usable_cores.cpp'];
+      'native/core/scaled_sum.cpp', 'native/core/process_limits.cpp'];
     const build = spawnSync('g++', ['-std=c++20', '-O1', '-g', '-fsanitize=thread', '-pthread', '-I', 'native', ...sources, '-o', binary], {
       cwd: root,
       encoding: 'utf8',

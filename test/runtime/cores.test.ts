@@ -1,6 +1,6 @@
 // The JavaScript thread keeps its core (core/core_budget.h): however many CPU products are in flight, the library
 // keeps at most all cores but one busy with them, counting only the cores this process may run on
-// (core/usable_cores.h). Counted from /proc in a child process: its threads in state R (running, or waiting for a
+// (core/process_limits.h). Counted from /proc in a child process: its threads in state R (running, or waiting for a
 // core), sampled from its JavaScript thread (itself one of them) while 16 CPU products run at once; the median of
 // the samples, as V8's own helpers (garbage collection, 4 threads) are caught at work in bursts, and a thread that
 // has just finished its product now and then. Before the budget, each product started a thread per core, so 4 pool
@@ -9,9 +9,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { spawnSync } from 'child_process';
 import { matmul } from '../../lib';
-import { describeChild, packageRoot, runScenario, type ChildResult } from '../support/child';
+import { describeChild, runScenario, type ChildResult } from '../support/child';
+import { cgroupFile, confinement, manyOnline, runConfined, type StandIn } from '../support/confined';
 import { randomMatrix, relativeError } from '../support/helpers';
 
 // What the child prints: the median of its runnable threads, its product's error, and what info().cpu says.
@@ -77,57 +77,10 @@ const linux = process.platform === 'linux';
   expectWithinBudget(result, os.availableParallelism());
 });
 
-// A container sees every CPU of its host in /sys/devices/system/cpu/online, whatever its cpuset or CPU quota.
-// Stood in for by a mount namespace whose files say so: the online list over the real one, and a quota over the
-// file of the process's own cgroup. Needs root (CI and the GPU hosts run as root); elsewhere it skips, saying why.
-function canConfine(): string | undefined {
-  if (!linux) return 'needs Linux';
-  const probe = spawnSync('unshare', ['--mount', 'true']);
-  return probe.status === 0 ? undefined : `needs a mount namespace (unshare --mount: ${probe.error?.message ?? probe.stderr.toString().trim()})`;
-}
-
-/** The quota files of this process's cgroup and what says "one CPU" in each: cgroup v2's cpu.max, or v1's CFS pair. */
-function oneCpuQuota(): Array<[file: string, content: string]> | undefined {
-  for (const line of fs.readFileSync('/proc/self/cgroup', 'utf8').trim().split('\n')) {
-    const [, controllers, cgroup] = line.split(':');
-    if (controllers === '') {
-      const file = path.join('/sys/fs/cgroup', cgroup, 'cpu.max');
-      if (fs.existsSync(file)) return [[file, '100000 100000\n']];
-    } else if (controllers.split(',').includes('cpu')) {
-      const directory = path.join('/sys/fs/cgroup', controllers, cgroup);
-      const period = path.join(directory, 'cpu.cfs_period_us');
-      if (fs.existsSync(period)) return [[path.join(directory, 'cpu.cfs_quota_us'), fs.readFileSync(period, 'utf8')]];
-    }
-  }
-  return undefined;
-}
-
-/** Runs `script` as runScenario does, with each file's content mounted over it in a namespace of its own. */
-function runConfined(script: string, files: Array<[file: string, content: string]>, env: NodeJS.ProcessEnv = {}): ChildResult {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'cores-'));
-  try {
-    const mounts = files.map(([file, content], i) => {
-      const stand = path.join(directory, `file-${i}`);
-      fs.writeFileSync(stand, content);
-      return `mount --bind '${stand}' '${file}'`;
-    });
-    const scriptFile = path.join(directory, 'script.js');
-    fs.writeFileSync(scriptFile, `const ROOT = ${JSON.stringify(packageRoot)};\n${script}`);
-    const started = performance.now();
-    const result = spawnSync('unshare', ['--mount', 'sh', '-c', `${mounts.join(' && ')} && exec '${process.execPath}' '${scriptFile}'`], {
-      encoding: 'utf8',
-      env: { ...process.env, ...env },
-      timeout: 120_000,
-    });
-    return { status: result.status, signal: result.signal, output: `${result.stdout}${result.stderr}`, seconds: (performance.now() - started) / 1000 };
-  } finally {
-    fs.rmSync(directory, { recursive: true, force: true });
-  }
-}
-
-const manyOnline: [string, string] = ['/sys/devices/system/cpu/online', `0-${4 * os.availableParallelism() + 15}\n`];
-const confinement = canConfine();
-const quota = confinement ? undefined : oneCpuQuota();
+// One CPU's quota, in the file cgroup v2 or v1 keeps it in (v1's period is read, to make the quota equal to it).
+const quotaFile = confinement ? undefined : cgroupFile('cpu', 'cpu.max', 'cpu.cfs_quota_us');
+const oneCpuQuota: StandIn[] = !quotaFile ? [] : quotaFile.version === 2 ? [[quotaFile.file, '100000 100000\n']]
+  : [[quotaFile.file, fs.readFileSync(path.join(path.dirname(quotaFile.file), 'cpu.cfs_period_us'), 'utf8')]];
 
 (confinement ? describe.skip : describe)(`a process confined to fewer CPUs than the machine shows${confinement ? ` — SKIPPED, ${confinement}` : ''}`, () => {
   test('its affinity (a cpuset) bounds the budget: 16 CPU products keep at most its cores − 1 threads busy', () => {
@@ -138,8 +91,8 @@ const quota = confinement ? undefined : oneCpuQuota();
     expect(result.cpu.threads).toBe(Math.max(1, result.cpu.cores - 1));
   });
 
-  (quota ? test : test.skip)(`its cgroup's CPU quota bounds the budget: one CPU's quota gives one core, one thread${quota ? '' : ' — SKIPPED, no cgroup CPU quota file for this process'}`, () => {
-    const result = measured(runConfined(productsInFlight, [manyOnline, ...(quota ?? [])]));
+  (quotaFile ? test : test.skip)(`its cgroup's CPU quota bounds the budget: one CPU's quota gives one core, one thread${quotaFile ? '' : ' — SKIPPED, no cgroup CPU quota file for this process'}`, () => {
+    const result = measured(runConfined(productsInFlight, [manyOnline, ...oneCpuQuota]));
     expect(result.cpu).toEqual({ cores: 1, threads: 1 });
     expectWithinBudget(result, 1);
   });

@@ -16,7 +16,7 @@
 #include "core/team_sync.h"
 #include "core/environment.h"
 #include "core/scaled_sum.h"
-#include "core/usable_cores.h"
+#include "core/process_limits.h"
 
 namespace cuda_matmul {
 namespace {
@@ -84,7 +84,7 @@ class CopyTeam {
     for (size_t i = 0; i < helpers_; ++i) std::thread([this] { serve(); }).detach();
   }
 
-  // Every usable core (core/usable_cores.h), at most 16, unless CUDA_MATMUL_COPY_THREADS says otherwise (1 to 64): copies are short bursts,
+  // Every usable core (core/process_limits.h), at most 16, unless CUDA_MATMUL_COPY_THREADS says otherwise (1 to 64): copies are short bursts,
   // and on the H100 host 4096³ from plain arrays took 19.5 ms with 4 threads, 12.1 with 12, 9.5 with 16.
   static size_t teamSize() {
     const long cores = std::clamp<long>(usableCores(), 1, 16);

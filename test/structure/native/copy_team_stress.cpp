@@ -1,6 +1,6 @@
 // The host-copy team under the core budget, without a GPU (test/runtime/copy-team.test.ts builds this with g++ against
 // native/cuda/transfer/host_copy.cpp, native/core/core_budget.cpp, native/core/scaled_sum.cpp and
-// native/core/usable_cores.cpp): 8 threads copy and combine at once, as pool threads do, every byte is checked, and
+// native/core/process_limits.cpp): 8 threads copy and combine at once, as pool threads do, every byte is checked, and
 // ThreadSanitizer watches. A copy that lost a job, or a lease that never came back, fails here (wrong bytes, or a
 // hang the test's timeout catches).
 #include <atomic>
