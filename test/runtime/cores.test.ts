@@ -11,7 +11,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { matmul } from '../../lib';
 import { describeChild, runScenario, type ChildResult } from '../support/child';
-import { cgroupFile, confinement, manyOnline, runConfined, type StandIn } from '../support/confined';
+import { cgroupFiles, confinement, manyOnline, runConfined, type StandIn } from '../support/confined';
 import { randomMatrix, relativeError } from '../support/helpers';
 
 // What the child prints: the median of its runnable threads, its product's error, and what info().cpu says.
@@ -78,7 +78,7 @@ const linux = process.platform === 'linux';
 });
 
 // One CPU's quota, in the file cgroup v2 or v1 keeps it in (v1's period is read, to make the quota equal to it).
-const quotaFile = confinement ? undefined : cgroupFile('cpu', 'cpu.max', 'cpu.cfs_quota_us');
+const quotaFile = confinement ? undefined : cgroupFiles('cpu', 'cpu.max', 'cpu.cfs_quota_us').find((found) => found.own);
 const oneCpuQuota: StandIn[] = !quotaFile ? [] : quotaFile.version === 2 ? [[quotaFile.file, '100000 100000\n']]
   : [[quotaFile.file, fs.readFileSync(path.join(path.dirname(quotaFile.file), 'cpu.cfs_period_us'), 'utf8')]];
 

@@ -21,22 +21,31 @@ export const confinement: string | undefined = (() => {
 /** An online list of more CPUs than this process may run on. */
 export const manyOnline: StandIn = ['/sys/devices/system/cpu/online', `0-${4 * os.availableParallelism() + 15}\n`];
 
+export interface CgroupFile {
+  file: string;
+  version: 1 | 2;
+  /** The process's own cgroup's, or one above it. */
+  own: boolean;
+}
+
 /**
- * The file of this process's own cgroup that holds a controller's limit, cgroup v2's name or v1's, or undefined
- * where neither exists (the root cgroup of a hierarchy has none).
+ * The files that hold a controller's limit (cgroup v2's name, or v1's) in this process's cgroup and in each cgroup
+ * above it, where they exist (the root cgroup of a v2 hierarchy has none), the process's own first.
  */
-export function cgroupFile(controller: string, v2: string, v1: string): { file: string; version: 1 | 2 } | undefined {
+export function cgroupFiles(controller: string, v2: string, v1: string): CgroupFile[] {
+  const found: CgroupFile[] = [];
   for (const line of fs.readFileSync('/proc/self/cgroup', 'utf8').trim().split('\n')) {
     const [, controllers, cgroup] = line.split(':');
-    if (controllers === '') {
-      const file = path.join('/sys/fs/cgroup', cgroup, v2);
-      if (fs.existsSync(file)) return { file, version: 2 };
-    } else if (controllers.split(',').includes(controller)) {
-      const file = path.join('/sys/fs/cgroup', controllers, cgroup, v1);
-      if (fs.existsSync(file)) return { file, version: 1 };
+    const [root, name, version] = controllers === '' ? ['/sys/fs/cgroup', v2, 2 as const]
+      : controllers.split(',').includes(controller) ? [path.join('/sys/fs/cgroup', controllers), v1, 1 as const] : [];
+    if (!root || !name || !version) continue;
+    for (let level = cgroup; ; level = path.dirname(level)) {
+      const file = path.join(root, level, name);
+      if (fs.existsSync(file)) found.push({ file, version, own: level === cgroup });
+      if (level === '/') break;
     }
   }
-  return undefined;
+  return found;
 }
 
 /** Runs `script` as runScenario does (`ROOT` is the package), with each file's stand-in mounted over it. */
