@@ -73,13 +73,18 @@ std::optional<double> fileNumber(const std::string& file) {
 
 using DirectoryLimit = std::function<std::optional<double>(const std::string& directory)>;
 
+// The tighter of two limits, either of which may be absent.
+std::optional<double> tighter(std::optional<double> a, std::optional<double> b) {
+  return a && b ? std::min(*a, *b) : a ? a : b;
+}
+
 // The tightest limit from the process's cgroup up to the hierarchy's root. Every level is tried: a parent's limit
 // binds its children, and a container whose /proc/self/cgroup names its host-side path has its own cgroup mounted
 // as the root.
 std::optional<double> hierarchyLimit(const std::string& root, std::string cgroup, const DirectoryLimit& limit) {
   std::optional<double> tightest;
   for (;;) {
-    if (const auto value = limit(root + cgroup)) tightest = std::min(tightest.value_or(*value), *value);
+    tightest = tighter(tightest, limit(root + cgroup));
     if (cgroup.empty() || cgroup == "/") return tightest;
     cgroup.erase(cgroup.find_last_of('/'));
   }
@@ -91,19 +96,16 @@ std::optional<double> hierarchyLimit(const std::string& root, std::string cgroup
 std::optional<double> cgroupLimit(const std::string& controller, const DirectoryLimit& v2, const DirectoryLimit& v1) {
   std::ifstream in("/proc/self/cgroup");
   std::optional<double> tightest;
-  const auto keep = [&](std::optional<double> value) {
-    if (value) tightest = std::min(tightest.value_or(*value), *value);
-  };
   for (std::string line; std::getline(in, line);) {
     const size_t first = line.find(':'), second = line.find(':', first + 1);
     if (first == std::string::npos || second == std::string::npos) continue;
     const std::string controllers = line.substr(first + 1, second - first - 1), cgroup = line.substr(second + 1);
     if (controllers.empty()) {
-      keep(hierarchyLimit("/sys/fs/cgroup", cgroup, v2));
-      keep(hierarchyLimit("/sys/fs/cgroup/unified", cgroup, v2));
+      tightest = tighter(tightest, hierarchyLimit("/sys/fs/cgroup", cgroup, v2));
+      tightest = tighter(tightest, hierarchyLimit("/sys/fs/cgroup/unified", cgroup, v2));
     } else if (("," + controllers + ",").find("," + controller + ",") != std::string::npos) {
-      keep(hierarchyLimit("/sys/fs/cgroup/" + controllers, cgroup, v1));
-      if (controllers != controller) keep(hierarchyLimit("/sys/fs/cgroup/" + controller, cgroup, v1));
+      tightest = tighter(tightest, hierarchyLimit("/sys/fs/cgroup/" + controllers, cgroup, v1));
+      if (controllers != controller) tightest = tighter(tightest, hierarchyLimit("/sys/fs/cgroup/" + controller, cgroup, v1));
     }
   }
   return tightest;

@@ -12,20 +12,24 @@ export interface ChildResult {
   seconds: number;
 }
 
-/** Runs `script` (CommonJS) with `require(ROOT)` available as the package; node flags first (e.g. --expose-gc). */
-export function runScenario(script: string, flags: string[] = [], env: NodeJS.ProcessEnv = {}): ChildResult {
+/** A scenario script's text: `ROOT` names the package, so that `require(ROOT)` loads it. */
+export const withRoot = (script: string) => `const ROOT = ${JSON.stringify(packageRoot)};\n${script}`;
+
+/** Runs a command to its end (at most 2 minutes), with `env` added to this process's environment. */
+export function runChild(command: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildResult {
   const started = performance.now();
-  const result = spawnSync(process.execPath, [...flags, '-e', `const ROOT = ${JSON.stringify(packageRoot)};\n${script}`], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-    timeout: 120_000,
-  });
+  const result = spawnSync(command, args, { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 });
   return {
     status: result.status,
     signal: result.signal,
     output: `${result.stdout}${result.stderr}`,
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+/** Runs `script` (CommonJS) with `require(ROOT)` available as the package; node flags first (e.g. --expose-gc). */
+export function runScenario(script: string, flags: string[] = [], env: NodeJS.ProcessEnv = {}): ChildResult {
+  return runChild(process.execPath, [...flags, '-e', withRoot(script)], env);
 }
 
 /** A readable failure message: what the child printed, and how it ended. */

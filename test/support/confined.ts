@@ -6,7 +6,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { packageRoot, type ChildResult } from './child';
+import { runChild, withRoot, type ChildResult } from './child';
 
 /** A file to stand in for, and what it says instead. */
 export type StandIn = [file: string, content: string];
@@ -58,15 +58,9 @@ export function runConfined(script: string, standIns: StandIn[], env: NodeJS.Pro
       return `mount --bind '${standIn}' '${file}'`;
     });
     const scriptFile = path.join(directory, 'script.js');
-    fs.writeFileSync(scriptFile, `const ROOT = ${JSON.stringify(packageRoot)};\n${script}`);
+    fs.writeFileSync(scriptFile, withRoot(script));
     const node = [process.execPath, ...flags, scriptFile].map((word) => `'${word}'`).join(' ');
-    const started = performance.now();
-    const result = spawnSync('unshare', ['--mount', 'sh', '-c', `${mounts.join(' && ')} && exec ${node}`], {
-      encoding: 'utf8',
-      env: { ...process.env, ...env },
-      timeout: 120_000,
-    });
-    return { status: result.status, signal: result.signal, output: `${result.stdout}${result.stderr}`, seconds: (performance.now() - started) / 1000 };
+    return runChild('unshare', ['--mount', 'sh', '-c', `${mounts.join(' && ')} && exec ${node}`], env);
   } finally {
     fs.rmSync(directory, { recursive: true, force: true });
   }
