@@ -137,6 +137,23 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
       expect(finiteAgree(c, want, a, b, m, k, n, 3e-3)).toBe(true);
     });
 
+    test.each([
+      ['a row of B all zeros', (_a: Float32Array, b: Float32Array) => b.fill(0, 7 * n, 8 * n)],
+      // Columns 3 and 4 of A 2^-120 and 2^120 against rows of B 2^120 and 2^-120: every product is ordinary and
+      // fp16 holds every scaled value, but A's factor 2^(s_i − v_k) at column 3 is 2^134, past a float's range.
+      ['rows of B 2^240 apart, A compensating', (a: Float32Array, b: Float32Array) => {
+        for (let i = 0; i < m; i++) a[i * k + 3] *= 2 ** -120, a[i * k + 4] *= 2 ** 120;
+        for (let j = 0; j < n; j++) b[3 * n + j] *= 2 ** 120, b[4 * n + j] *= 2 ** -120;
+      }],
+    ])('rows scaled value by value where one factor a row cannot serve every column (%s): right as float64 says', async (_what, plant) => {
+      const a = randomMatrix(m * k), b = randomMatrix(k * n);
+      plant(a, b);
+      const c = await matmul(a, b, { m, k, n }, TF32);
+      const want = referenceProduct(a, b, m, k, n);
+      expect(classMismatches(c, want, n)).toEqual([]);
+      expect(finiteAgree(c, want, a, b, m, k, n, 3e-3)).toBe(true);
+    });
+
     test('Matrix products one after another, each B scaled afresh (one with a NaN that marks its column)', async () => {
       const [M, K, N] = [1000, 300, 700];
       const a = randomMatrix(M * K), b1 = randomMatrix(K * N), b2 = randomMatrix(K * N);

@@ -34,10 +34,13 @@
 // classes; the passes find them for the fallback. Long K is split by the plan into slices, as step 4's. fp32 requests
 // run step 4's 3xTF32 variants (an fp16 split for fp32 accuracy is not built). Predicted from cuBLAS's own fp16
 // product on the same host (0.191 ms at 4096³, 1.53 at 8192³; the passes ~70 µs at 4096³ at DRAM's speed): 4096³
-// ~0.26 ms (1.35× cuBLAS TF32), 8192³ ~1.8 (1.5×). Measured on an H100 (docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores"), cuBLAS TF32 in the same run: 4096³ 0.313–0.317 ms (1.10–1.12×), 8192³ 1.93–1.95 (1.40–1.41×), error
-// 2.6e-4 as cuBLAS TF32's. Short of the prediction: the product runs at 73% of the fp16 pipe's peak at ncu's locked
-// clock (247 µs at 4096³; cuBLAS's ~80%), the passes take 94 µs (instruction-bound: ~40 per element), and ~12 µs go
-// to the launches of the recomputations and fallback that do nothing on ordinary data.
+// ~0.26 ms (1.35× cuBLAS TF32), 8192³ ~1.8 (1.5×). Measured on an H100 (docs/kernels.md, "Step 5: tf32 on the fp16
+// tensor cores"), cuBLAS TF32 in the same run, 40 back to back: 4096³ 0.305 ms (1.11×), 8192³ 1.974 (1.50×), error
+// 2.6e-4 as cuBLAS TF32's. Short of the prediction: the product runs at 73% of the fp16 pipe's
+// peak at ncu's locked clock (247 µs at 4096³; cuBLAS's ~80%), the passes take 72 µs (35 + 37, at 69–75% of DRAM's
+// peak: a row that one power of two holds whole, most rows, is scaled by a multiply a value with no test of each;
+// 85 µs and ~40 instructions a value when each value was tested), and ~10 µs go to the launches of the
+// recomputations and fallback that do nothing on ordinary data.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -102,6 +105,8 @@ enum Header : int {
   kBFallback,   // B alone marked more than kMarked columns
   kCorrBCount,  // B's corrections (entries of corrB), and the columns they are in (corrCols)
   kCorrColCount,
+  kExponentsMost,   // B's largest row exponent v_k (kExponentBias + v), kZeroRowSeen for a row of zeros: A's fast rows
+  kExponentsLeast,  // and its least (kExponentBias − v), both by atomicMax from the header's 0
   kHeaderWords = 12
 };
 
@@ -185,21 +190,26 @@ struct Scratch {
 
 constexpr int kPassThreads = 256;
 
-// The largest of each thread's `top` and `high` and the smallest of its `low` over the block (blockDim.x ==
-// kPassThreads).
-__device__ __forceinline__ void blockExtremes(int& top, uint32_t& high, uint32_t& low) {
-  __shared__ int tops[kPassThreads / 32];
+// The largest of each thread's `top` and `high` and the smallest of its `bottom` and `low` over the block (blockDim.x
+// == kPassThreads).
+__device__ __forceinline__ void blockExtremes(int& top, int& bottom, uint32_t& high, uint32_t& low) {
+  __shared__ int tops[kPassThreads / 32], bottoms[kPassThreads / 32];
   __shared__ uint32_t highs[kPassThreads / 32], lows[kPassThreads / 32];
   for (int offset = 16; offset > 0; offset /= 2) {
     top = max(top, __shfl_xor_sync(0xffffffffu, top, offset));
+    bottom = min(bottom, __shfl_xor_sync(0xffffffffu, bottom, offset));
     high = max(high, __shfl_xor_sync(0xffffffffu, high, offset));
     low = min(low, __shfl_xor_sync(0xffffffffu, low, offset));
   }
   __syncthreads();  // the arrays' previous use has been read
-  if (threadIdx.x % 32 == 0) tops[threadIdx.x / 32] = top, highs[threadIdx.x / 32] = high, lows[threadIdx.x / 32] = low;
+  if (threadIdx.x % 32 == 0) {
+    const int w = threadIdx.x / 32;
+    tops[w] = top, bottoms[w] = bottom, highs[w] = high, lows[w] = low;
+  }
   __syncthreads();
-  top = tops[0], high = highs[0], low = lows[0];
-  for (int w = 1; w < kPassThreads / 32; ++w) top = max(top, tops[w]), high = max(high, highs[w]), low = min(low, lows[w]);
+  top = tops[0], bottom = bottoms[0], high = highs[0], low = lows[0];
+  for (int w = 1; w < kPassThreads / 32; ++w)
+    top = max(top, tops[w]), bottom = min(bottom, bottoms[w]), high = max(high, highs[w]), low = min(low, lows[w]);
 }
 
 // Appends `index` to a list of at most kMarked (its count at header[count]); past that, sets header[overflow].
@@ -215,6 +225,11 @@ __device__ __forceinline__ void mark(uint32_t* header, int count, int overflow, 
 // smallest normal one; the scaling keeps every value under 2^15 (E + shift ≤ 141).
 constexpr int kBias = 127;
 constexpr int kLowestHeld = kBias + kLowestNormal;  // the least biased exponent fp16 holds exactly: 113
+constexpr uint32_t kLeastNormalBits = 0x00800000u;  // FLT_MIN's: below them, a float is subnormal
+// B's exponents' range in the header (kExponentsMost, kExponentsLeast), offset so that both are found by atomicMax
+// from 0; a row of zeros puts the most out of any fast row's reach.
+constexpr int kExponentBias = 1024;
+constexpr uint32_t kZeroRowSeen = 2 * kExponentBias;
 __device__ __forceinline__ uint32_t magnitudeBits(float x) { return __float_as_uint(x) & 0x7fffffffu; }
 
 // x·2^shift in fp16 if it is held exactly, with `held` saying whether it was (zero is; ±∞ and NaN are not).
@@ -235,48 +250,68 @@ __device__ __forceinline__ __half scaledHalf(float x, int shift, bool& held) {
 
 // A row's two visits (its largest magnitude, then its fp16 copy) by a block: the first loads it four floats at a
 // time, kCached loads issued before the first is used, and keeps them in registers for the second, which loads
-// only the rest again. (One load at a time and the whole row read twice, the passes ran at 1.5 TB/s.)
+// only the rest again. (One load at a time and the whole row read twice, the passes ran at 1.5 TB/s.) Each value
+// comes with its column's exponent v (`exponents`, four at a time beside the floats; 0 where there are none).
 constexpr int kCached = 4;  // float4s per thread: rows up to 4096 floats are read once
 struct RowVisit {
   const float* __restrict__ row;
   int64_t n;
+  const int32_t* __restrict__ exponents;  // n of them, 16-byte aligned, or nullptr
   float4 cache[kCached];
 
-  // Calls f(c, x) for each x = row[c].
-  template <class F>
-  __device__ __forceinline__ void first(F&& f) {
-    const int64_t quads = n / 4;
-#pragma unroll
-    for (int u = 0; u < kCached; ++u)
-      if (threadIdx.x + int64_t{u} * kPassThreads < quads) cache[u] = reinterpret_cast<const float4*>(row)[threadIdx.x + u * kPassThreads];
-#pragma unroll
-    for (int u = 0; u < kCached; ++u) {
-      const int64_t q = threadIdx.x + int64_t{u} * kPassThreads;
-      if (q < quads) f(4 * q, cache[u].x), f(4 * q + 1, cache[u].y), f(4 * q + 2, cache[u].z), f(4 * q + 3, cache[u].w);
-    }
-    for (int64_t q = threadIdx.x + int64_t{kCached} * kPassThreads; q < quads; q += kPassThreads) {
-      const float4 x = reinterpret_cast<const float4*>(row)[q];
-      f(4 * q, x.x), f(4 * q + 1, x.y), f(4 * q + 2, x.z), f(4 * q + 3, x.w);
-    }
-    for (int64_t c = 4 * quads + threadIdx.x; c < n; c += kPassThreads) f(c, row[c]);
+  __device__ __forceinline__ int4 exponents4(int64_t q) const {
+    return exponents ? reinterpret_cast<const int4*>(exponents)[q] : make_int4(0, 0, 0, 0);
   }
+  __device__ __forceinline__ int exponent(int64_t c) const { return exponents ? exponents[c] : 0; }
 
-  // Stores h(c, x), an fp16 value, at out[c] for each x = row[c] (out 16-byte aligned).
-  template <class H>
-  __device__ __forceinline__ void second(__half* out, H&& h) {
+  // Calls quad(q, x, v) for each float4 x of the row (row[4q … 4q + 3], the cached ones first) with its columns'
+  // exponents v, then single(c, x, v) for each x = row[c] past the last whole float4.
+  template <class Q, class S>
+  __device__ __forceinline__ void forEach(Q&& quad, S&& single) const {
     const int64_t quads = n / 4;
-    auto store = [&](int64_t q, float4 x) {
-      __half2 pair[2] = {__halves2half2(h(4 * q, x.x), h(4 * q + 1, x.y)), __halves2half2(h(4 * q + 2, x.z), h(4 * q + 3, x.w))};
-      *reinterpret_cast<uint2*>(out + 4 * q) = *reinterpret_cast<uint2*>(pair);
-    };
 #pragma unroll
     for (int u = 0; u < kCached; ++u) {
       const int64_t q = threadIdx.x + int64_t{u} * kPassThreads;
-      if (q < quads) store(q, cache[u]);
+      if (q < quads) quad(q, cache[u], exponents4(q));
     }
     for (int64_t q = threadIdx.x + int64_t{kCached} * kPassThreads; q < quads; q += kPassThreads)
-      store(q, reinterpret_cast<const float4*>(row)[q]);
-    for (int64_t c = 4 * quads + threadIdx.x; c < n; c += kPassThreads) out[c] = h(c, row[c]);
+      quad(q, reinterpret_cast<const float4*>(row)[q], exponents4(q));
+    for (int64_t c = 4 * quads + threadIdx.x; c < n; c += kPassThreads) single(c, row[c], exponent(c));
+  }
+
+  // Calls f(c, x, v) for each x = row[c].
+  template <class F>
+  __device__ __forceinline__ void first(F&& f) {
+#pragma unroll
+    for (int u = 0; u < kCached; ++u)
+      if (threadIdx.x + int64_t{u} * kPassThreads < n / 4) cache[u] = reinterpret_cast<const float4*>(row)[threadIdx.x + u * kPassThreads];
+    forEach([&](int64_t q, float4 x, int4 v) { f(4 * q, x.x, v.x), f(4 * q + 1, x.y, v.y), f(4 * q + 2, x.z, v.z), f(4 * q + 3, x.w, v.w); },
+            f);
+  }
+
+  // Stores h(c, x, v), an fp16 value, at out[c] for each x = row[c] (out 16-byte aligned).
+  template <class H>
+  __device__ __forceinline__ void second(__half* out, H&& h) const {
+    forEach(
+        [&](int64_t q, float4 x, int4 v) {
+          __half2 pair[2] = {__halves2half2(h(4 * q, x.x, v.x), h(4 * q + 1, x.y, v.y)),
+                             __halves2half2(h(4 * q + 2, x.z, v.z), h(4 * q + 3, x.w, v.w))};
+          *reinterpret_cast<uint2*>(out + 4 * q) = *reinterpret_cast<uint2*>(pair);
+        },
+        [&](int64_t c, float x, int v) { out[c] = h(c, x, v); });
+  }
+
+  // The fast second visit, for a row every value of which scaling holds: x·2^(shift − v) at out[c], a multiply by a
+  // normal power of two (shift − v in [−126, 127] for every column) and a pair converted at a time.
+  __device__ __forceinline__ void secondScaled(__half* out, int shift) const {
+    auto factor = [shift](int v) { return __int_as_float((shift - v + kBias) << 23); };
+    forEach(
+        [&](int64_t q, float4 x, int4 v) {
+          __half2 pair[2] = {__floats2half2_rn(x.x * factor(v.x), x.y * factor(v.y)),
+                             __floats2half2_rn(x.z * factor(v.z), x.w * factor(v.w))};
+          *reinterpret_cast<uint2*>(out + 4 * q) = *reinterpret_cast<uint2*>(pair);
+        },
+        [&](int64_t c, float x, int v) { out[c] = __float2half_rn(x * factor(v)); });
   }
 };
 
@@ -303,38 +338,92 @@ __device__ __forceinline__ void correctB(const Scratch& s, int64_t r, int64_t c,
   if (previous == 0) s.corrCols[atomicAdd(&s.header[kCorrColCount], 1u)] = static_cast<int32_t>(c);
 }
 
-// Row r of B as stored (B: k rows of n, ldb; Bᵀ: n rows of k) scaled by 2^v_r into s.b, v_r into s.expB[r] (from
-// Bᵀ, 0 for a row with no finite non-zero value: the epilogue's w_j); columns of B holding a value not held exactly
-// are marked (once each) or corrected; B's magnitude classes ORed into the header. A block per row.
+// A row's scaling, found value by value (x at a column of exponent v: B's v_k for A's rows, 0 for B's own) and
+// reduced over the block: the largest and least E − v (E the biased exponent field) over non-zero values, the
+// largest magnitude bits and the smallest non-zero ones (kept less one, so that a zero, wrapping to 2^32 − 1, is
+// passed over by the unsigned min).
+struct RowExtremes {
+  int top = INT_MIN, least = INT_MAX;
+  uint32_t high = 0, lowLessOne = kNoneYet;
+
+  // Every value counts: the test of the fast path (allHeld).
+  __device__ __forceinline__ void visit(float x, int v) {
+    const uint32_t m = magnitudeBits(x);
+    const int d = static_cast<int>(m >> 23) - v;
+    top = max(top, m != 0 ? d : INT_MIN);
+    least = min(least, m != 0 ? d : INT_MAX);
+    high = max(high, m);
+    lowLessOne = min(lowLessOne, m - 1u);
+  }
+  // As the value-by-value scaling needs it: top over finite values against rows of B that are not all zeros (v =
+  // kZeroRow: none of their products counts), subnormals counted as E = 0, above their exponent (safe: a larger top
+  // only scales the row further down); high over finite values.
+  __device__ __forceinline__ void visitFinite(float x, int v) {
+    const uint32_t m = magnitudeBits(x);
+    const bool counts = m != 0 && m < kInfinityBits && v != kZeroRow;
+    top = max(top, counts ? static_cast<int>(m >> 23) - v : INT_MIN);
+    high = max(high, m < kInfinityBits ? m : 0u);
+    lowLessOne = min(lowLessOne, m - 1u);
+  }
+  __device__ __forceinline__ void reduce() { blockExtremes(top, least, high, lowLessOne); }
+
+  __device__ __forceinline__ uint32_t low() const { return lowLessOne == kNoneYet ? kNoneYet : lowLessOne + 1; }
+  // The shift that puts the row's largest E − v into [2^14, 2^15): x·2^(shift − v) for each x. At most 141.
+  __device__ __forceinline__ int shift() const { return top == INT_MIN ? 0 : kTopExponent + kBias - top; }
+  // After visit: whether that shift holds every value of the row exactly (each finite, normal or zero, and scaled to
+  // at least fp16's least normal), each by a multiply by a normal power of two wherever columns' v lie in [vLeast,
+  // vMost]. Such a row needs no correction, mark or per-value test: the fast second visit (RowVisit::secondScaled).
+  __device__ __forceinline__ bool allHeld(int vLeast, int vMost) const {
+    return top != INT_MIN && high < kInfinityBits && lowLessOne + 1 >= kLeastNormalBits &&
+           least + shift() >= kLowestHeld && shift() - vMost >= 1 - kBias && shift() - vLeast <= kBias;
+  }
+};
+
+// Row r of B's exponent v_r (expB; from Bᵀ, 0 for a row with no finite non-zero value: the epilogue's w_j), its
+// magnitude classes, and the range of B's exponents that A's fast rows need (kExponentsMost, kExponentsLeast).
+__device__ __forceinline__ void finishRowOfB(const Scratch& s, int64_t r, int v, bool transposed, uint32_t low,
+                                             uint32_t high) {
+  s.expB[r] = transposed && v == kZeroRow ? 0 : v;
+  if (const uint32_t classes = classesOf(low, high)) atomicOr(&s.header[kBClasses], classes);
+  atomicMax(&s.header[kExponentsMost], v == kZeroRow ? kZeroRowSeen : static_cast<uint32_t>(kExponentBias + v));
+  if (v != kZeroRow) atomicMax(&s.header[kExponentsLeast], static_cast<uint32_t>(kExponentBias - v));
+}
+
+// Row r of B as stored (B: k rows of n, ldb; Bᵀ: n rows of k) scaled by 2^v_r into s.b; columns of B holding a value
+// not held exactly are marked (once each) or corrected. A block per row; a row that scaling holds whole (most) is
+// written without a test per value.
 template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(kPassThreads) scaleRowsOfB(const float* __restrict__ B, int64_t ldb, int64_t k,
                                                              int64_t n, Scratch s) {
   const int64_t rows = B_TRANSPOSED ? n : k, cols = B_TRANSPOSED ? k : n;
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    RowVisit visit{B + r * ldb, cols};
-    uint32_t high = 0, low = kNoneYet;  // the largest finite magnitude bits, the smallest non-zero ones
-    visit.first([&](int64_t, float x) {
-      const uint32_t m = magnitudeBits(x);
-      high = max(high, m < kInfinityBits ? m : 0u);
-      low = min(low, m != 0 ? m : kNoneYet);
-    });
-    int unused = 0;
-    blockExtremes(unused, high, low);
-    const int v = high == 0 ? kZeroRow : kTopExponent - ilogbf(__uint_as_float(high));
-    if (threadIdx.x == 0) {
-      s.expB[r] = B_TRANSPOSED && v == kZeroRow ? 0 : v;
-      if (const uint32_t classes = classesOf(low, high)) atomicOr(&s.header[kBClasses], classes);
+    RowVisit visit{B + r * ldb, cols, nullptr};
+    RowExtremes row;
+    visit.first([&](int64_t, float x, int) { row.visit(x, 0); });
+    row.reduce();
+    __half* const out = s.b + r * (B_TRANSPOSED ? s.lda : s.ldb);
+    if (row.allHeld(0, 0)) {
+      if (threadIdx.x == 0) finishRowOfB(s, r, row.shift(), B_TRANSPOSED, row.low(), row.high);
+      visit.secondScaled(out, row.shift());
+      continue;
     }
-    visit.second(s.b + r * (B_TRANSPOSED ? s.lda : s.ldb), [&](int64_t c, float x) {
+    if (row.high >= kInfinityBits) {  // the largest finite magnitude, for the scaling
+      row = RowExtremes();
+      visit.first([&](int64_t, float x, int) { row.visitFinite(x, 0); });
+      row.reduce();
+    }
+    const int v = row.high == 0 ? kZeroRow : kTopExponent - ilogbf(__uint_as_float(row.high));
+    if (threadIdx.x == 0) finishRowOfB(s, r, v, B_TRANSPOSED, row.low(), row.high);
+    visit.second(out, [&](int64_t c, float x, int) {
       bool held;
       const __half h = v == kZeroRow ? __half() : scaledHalf(x, v, held);
       if (v == kZeroRow) held = x == 0.0f;
       if (!held) {
-        const int64_t row = B_TRANSPOSED ? c : r, col = B_TRANSPOSED ? r : c;  // of B
+        const int64_t rowOfB = B_TRANSPOSED ? c : r, columnOfB = B_TRANSPOSED ? r : c;
         if (finite(x))
-          correctB(s, row, col, x);
+          correctB(s, rowOfB, columnOfB, x);
         else
-          markColumn(s, col);
+          markColumn(s, columnOfB);
       }
       return h;
     });
@@ -357,23 +446,6 @@ __device__ __forceinline__ bool keepCorrections(const Scratch& s, int64_t i, Cor
   return fits;
 }
 
-// Row i of A's scaling, found value by value (A_ic, against row c of B's exponent v: 0 from Bᵀ, whose scaling is by
-// column): the largest E − v over finite non-zero values (subnormals count as E = 0, above their exponent: safe, as
-// a larger top only scales the row further down; against rows of B of zeros, v = kZeroRow, none counts), and the
-// row's largest finite and smallest non-zero magnitude bits.
-struct RowScaleOfA {
-  int top = INT_MIN;
-  uint32_t high = 0, low = kNoneYet;
-  __device__ __forceinline__ void visit(float x, int v) {
-    const uint32_t bits = magnitudeBits(x);
-    const bool counts = bits != 0 && bits < kInfinityBits && v != kZeroRow;
-    top = max(top, counts ? static_cast<int>(bits >> 23) - v : INT_MIN);
-    high = max(high, bits < kInfinityBits ? bits : 0u);
-    low = min(low, bits != 0 ? bits : kNoneYet);
-  }
-  __device__ __forceinline__ int scale() const { return top == INT_MIN ? 0 : kTopExponent + kBias - top; }  // ≤ 141
-};
-
 // A_ic scaled by 2^(scale − v) in fp16, `held` saying whether it was held exactly. Against a row of B of zeros, A's
 // value only needs to be finite (∞·0 is NaN).
 __device__ __forceinline__ __half scaledValueOfA(float x, int v, int scale, bool& held) {
@@ -387,33 +459,47 @@ __device__ __forceinline__ __half scaledValueOfA(float x, int v, int scale, bool
 // Row i of A done: its tiny values (found, in the order threads found them) kept as its corrections, or the row
 // marked (a non-finite value, or past the corrections' share); its exponent and magnitude classes.
 __device__ __forceinline__ void finishRowOfA(const Scratch& s, int64_t i, bool marked, CorrectionA* found,
-                                             int foundCount, const RowScaleOfA& scale) {
+                                             int foundCount, const RowExtremes& row) {
   s.rowCorrected[i] = !marked && foundCount > 0 && keepCorrections(s, i, found, foundCount);
   if (marked || (foundCount > 0 && !s.rowCorrected[i])) mark(s.header, kRowCount, kFallback, s.rowList, static_cast<int32_t>(i));
-  s.expA[i] = scale.scale();
-  if (const uint32_t classes = classesOf(scale.low, scale.high)) atomicOr(&s.header[kAClasses], classes);
+  s.expA[i] = row.shift();
+  if (const uint32_t classes = classesOf(row.low(), row.high)) atomicOr(&s.header[kAClasses], classes);
 }
 
 // Row i of A (k columns, lda) scaled by 2^(s_i − v_k) at column k into s.a (from Bᵀ: v_k = 0), s_i into s.expA[i];
-// rows holding a value not held exactly are marked or corrected. A block per row; block 0 also carries B's
-// fallback into this run's flag.
+// rows holding a value not held exactly are marked or corrected. A block per row; a row that scaling holds whole
+// (most) is written without a test per value. Block 0 also carries B's fallback into this run's flag.
 template <bool B_TRANSPOSED>
-__global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __restrict__ A, int64_t lda, int64_t m,
+__global__ void __launch_bounds__(kPassThreads, 4) scaleRowsOfA(const float* __restrict__ A, int64_t lda, int64_t m,
                                                              int64_t k, Scratch s) {
   if (blockIdx.x == 0 && threadIdx.x == 0 && s.header[kBFallback]) atomicOr(&s.header[kFallback], 1u);
+  // The range of B's v_k (from Bᵀ, 0); past kExponentBias, B has a row of zeros.
+  const int vMost = B_TRANSPOSED ? 0 : static_cast<int>(s.header[kExponentsMost]) - kExponentBias;
+  const int vLeast = B_TRANSPOSED ? 0 : kExponentBias - static_cast<int>(s.header[kExponentsLeast]);
   for (int64_t i = blockIdx.x; i < m; i += gridDim.x) {
-    RowVisit visit{A + i * lda, k};
-    RowScaleOfA scale;
-    visit.first([&](int64_t c, float x) { scale.visit(x, B_TRANSPOSED ? 0 : s.expB[c]); });
-    blockExtremes(scale.top, scale.high, scale.low);
+    RowVisit visit{A + i * lda, k, B_TRANSPOSED ? nullptr : s.expB};
+    RowExtremes row;
+    visit.first([&](int64_t, float x, int v) { row.visit(x, v); });
+    row.reduce();
+    __half* const out = s.a + i * s.lda;
+    if (row.allHeld(vLeast, vMost)) {
+      if (threadIdx.x == 0) finishRowOfA(s, i, false, nullptr, 0, row);
+      visit.secondScaled(out, row.shift());
+      continue;
+    }
+    if (row.high >= kInfinityBits || vMost >= kExponentBias) {  // the scaling over the values that count
+      row = RowExtremes();
+      visit.first([&](int64_t, float x, int v) { row.visitFinite(x, v); });
+      row.reduce();
+    }
     __shared__ CorrectionA found[kRowCorrections];  // the row's tiny values, in the order threads found them
     __shared__ int foundCount;
     if (threadIdx.x == 0) foundCount = 0;
     __syncthreads();
     bool marked = false;
-    visit.second(s.a + i * s.lda, [&](int64_t c, float x) {
+    visit.second(out, [&](int64_t c, float x, int v) {
       bool held;
-      const __half h = scaledValueOfA(x, B_TRANSPOSED ? 0 : s.expB[c], scale.scale(), held);
+      const __half h = scaledValueOfA(x, v, row.shift(), held);
       if (!held) {
         const int at = finite(x) ? atomicAdd(&foundCount, 1) : kRowCorrections;  // a tiny value: a correction
         if (at < kRowCorrections) found[at] = {static_cast<int32_t>(c), x};
@@ -422,7 +508,7 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfA(const float* __rest
       return h;
     });
     const bool rowMarked = __syncthreads_or(marked);
-    if (threadIdx.x == 0) finishRowOfA(s, i, rowMarked, found, foundCount, scale);
+    if (threadIdx.x == 0) finishRowOfA(s, i, rowMarked, found, foundCount, row);
   }
 }
 
@@ -451,16 +537,16 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfAFromAT(const float* 
         for (int r = 0; r < kRowsPerBlock; ++r) x[r] = r < rows ? p[r] : 0.0f;
       }
     };
-    RowScaleOfA scale[kRowsPerBlock];
+    RowExtremes scale[kRowsPerBlock];
     for (int64_t c = threadIdx.x; c < k; c += kPassThreads) {
       float x[kRowsPerBlock];
       load(c, x);
       const int v = B_TRANSPOSED ? 0 : s.expB[c];
 #pragma unroll
-      for (int r = 0; r < kRowsPerBlock; ++r) scale[r].visit(x[r], v);
+      for (int r = 0; r < kRowsPerBlock; ++r) scale[r].visitFinite(x[r], v);
     }
 #pragma unroll
-    for (int r = 0; r < kRowsPerBlock; ++r) blockExtremes(scale[r].top, scale[r].high, scale[r].low);
+    for (int r = 0; r < kRowsPerBlock; ++r) scale[r].reduce();
     if (threadIdx.x < kRowsPerBlock) foundCount[threadIdx.x] = 0, rowMarked[threadIdx.x] = false;
     __syncthreads();
     for (int64_t c = threadIdx.x; c < k; c += kPassThreads) {
@@ -471,7 +557,7 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfAFromAT(const float* 
       for (int r = 0; r < kRowsPerBlock; ++r) {
         if (r >= rows) break;
         bool held;
-        s.a[(first + r) * s.lda + c] = scaledValueOfA(x[r], v, scale[r].scale(), held);
+        s.a[(first + r) * s.lda + c] = scaledValueOfA(x[r], v, scale[r].shift(), held);
         if (!held) {
           const int at = finite(x[r]) ? atomicAdd(&foundCount[r], 1) : kRowCorrections;
           if (at < kRowCorrections) found[r][at] = {static_cast<int32_t>(c), x[r]};
@@ -827,26 +913,48 @@ __device__ __forceinline__ void addColumnCorrections(const float* A, int64_t lda
   for (int q = 0; q < count; ++q) {
     const int64_t k = ks[q] - kBegin;
     if (k < 0 || k >= depth) continue;
-    const float a = __half2float(s.a[i * s.lda + ks[q]]) != 0.0f ? *elementAt(A, lda, i, ks[q], aTransposed) : 0.0f;
+    const float held = __half2float(s.a[i * s.lda + ks[q]]), value = *elementAt(A, lda, i, ks[q], aTransposed);
+    const float a = held != 0.0f ? value : 0.0f;  // both loaded at once: a thread's chain of loads is its time
     float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + i * ldc + j;
     *out = fmaf(alpha * a, values[q], *out);
   }
 }
 
-// The rows' corrections: a block per segment (grid-stride), its threads a column each (but the marked ones): the
-// row's corrections with k in this chunk, in order of k (α·A_ik·B_kj, B as the caller holds it, α scaling B_kj as
-// addColumnCorrections scales A_ik), then the column's.
+// The corrections' work: `units` (rows' segments, or columns) each `length` long (C's columns, or rows), cut into
+// chunks so that there are about `blocks` items when units are few (one value's correction spread over many blocks,
+// not one block walking all of C's row or column), one item a unit when they are many. Item `item` is unit `unit`'s
+// elements [begin, end).
+struct CorrectionItems {
+  int64_t chunks, chunkLength, items;
+  __device__ __forceinline__ CorrectionItems(int units, int64_t length, int blocks) {
+    chunks = min(max(int64_t{blocks} / max(units, 1), int64_t{1}), max((length + blockDim.x - 1) / blockDim.x, int64_t{1}));
+    chunkLength = (length + chunks - 1) / chunks;
+    items = units * chunks;
+  }
+  __device__ __forceinline__ void at(int64_t item, int64_t length, int& unit, int64_t& begin, int64_t& end) const {
+    unit = static_cast<int>(item / chunks);
+    begin = item % chunks * chunkLength;
+    end = min(begin + chunkLength, length);
+  }
+};
+
+// The rows' corrections, a thread a column (but the marked ones): the row's corrections with k in this chunk of K,
+// in order of k (α·A_ik·B_kj, B as the caller holds it, α scaling B_kj as addColumnCorrections scales A_ik), then
+// the column's.
 template <bool B_TRANSPOSED>
 __device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t lda, bool aTransposed,
                                             const float* __restrict__ B,
                                             int64_t ldb, float* C, int64_t ldc, int64_t N, int64_t kBegin, int64_t depth,
                                             int64_t sliceDepth, int64_t sliceStride, int block, int blocks,
                                             const Scratch& s, float alpha) {
-  const int segments = min(static_cast<int>(s.header[kSegACount]), kCorrectionRows);
-  for (int segment = block; segment < segments; segment += blocks) {
+  const CorrectionItems work(min(static_cast<int>(s.header[kSegACount]), kCorrectionRows), N, blocks);
+  for (int64_t item = block; item < work.items; item += blocks) {
+    int segment;
+    int64_t begin, end;
+    work.at(item, N, segment, begin, end);
     const RowSegment row = s.segA[segment];
     if (row.count == 0) continue;  // its corrections did not fit: the row is marked
-    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+    for (int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
       if (s.colFlag[j]) continue;
       for (int e = 0; e < row.count; ++e) {
         const CorrectionA x = s.corrA[row.first + e];
@@ -866,21 +974,24 @@ __device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t
   }
 }
 
-// The columns' corrections in the rows that have none of their own (correctRows adds them there): a block per
-// corrected column (grid-stride), its threads a row each (but the marked ones).
+// The columns' corrections in the rows that have none of their own (correctRows adds them there), a thread a row
+// (but the marked ones).
 __device__ __forceinline__ void correctColumns(const float* __restrict__ A, int64_t lda, bool aTransposed, float* C,
                                                int64_t ldc,
                                                int64_t M, int64_t kBegin, int64_t depth, int64_t sliceDepth,
                                                int64_t sliceStride, int block, int blocks, const Scratch& s,
                                                float alpha) {
-  const int columns = min(static_cast<int>(s.header[kCorrColCount]), kCorrections);
-  for (int column = block; column < columns; column += blocks) {
+  const CorrectionItems work(min(static_cast<int>(s.header[kCorrColCount]), kCorrections), M, blocks);
+  for (int64_t item = block; item < work.items; item += blocks) {
+    int column;
+    int64_t begin, end;
+    work.at(item, M, column, begin, end);
     const int64_t j = s.corrCols[column];
     if (s.colFlag[j]) continue;
     int32_t ks[kColumnCorrections];
     float values[kColumnCorrections];
-    const int count = columnCorrections(s, j, ks, values);  // once a column, for all its rows
-    for (int64_t i = threadIdx.x; i < M; i += blockDim.x)
+    const int count = columnCorrections(s, j, ks, values);  // once an item, for all its rows
+    for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x)
       if (!s.rowCorrected[i] && !rowMarked(s, i))
         addColumnCorrections(A, lda, aTransposed, C, ldc, i, j, ks, values, count, kBegin, depth, sliceDepth,
                              sliceStride, s, alpha);
