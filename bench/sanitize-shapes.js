@@ -128,6 +128,31 @@ for (const { kernel, precision, tolerance } of RUNS) {
       }
     }
   }
+  // wgmma-f16's left-out terms. 'zeros': hundreds of tiny values in rows of A that hold 1 and zeros besides them,
+  // against a row of B with zeros in two columns of three, so that those elements' accumulators are 0 and the product
+  // lists them all, more than the list holds: with β ≠ 0 every element of those rows is corrected (correctAll), with
+  // β = 0 step 4 computes the product. 'sprinkled': U[-1,1] with 0.01% of the values of each operand 1e-12 of their
+  // size, whose few elements with small accumulators are listed and corrected one by one (correctListed), K split
+  // into slices. B held as stored and as Bᵀ.
+  if (hopper && (!only || only.includes('wgmma-f16'))) {
+    const leftOutRuns = [[700, 600, 900, false, 0.5, 'zeros'], [700, 600, 900, true, 0, 'zeros'], [300, 8193, 257, true, 0, 'sprinkled']];
+    for (const [m, k, n, transB, beta, kind] of leftOutRuns) {
+      const [a, b] = [random(m * k), random(k * n)];
+      if (kind === 'zeros') {
+        for (let i = 0; i < m; i += 2) for (let p = 0; p < k; p++) a[i * k + p] = p === 0 ? 1 : p < 600 && (p * 7 + i) % 97 === 0 ? 1e-12 : 0;
+        for (let j = 0; j < n; j++) if (j % 3 !== 2) b[j] = 0;
+      } else {
+        for (const x of [a, b]) for (let e = 0; e < x.length; e++) if (Math.random() < 1e-4) x[e] *= 1e-12;
+      }
+      const heldB = transB ? Float32Array.from({ length: k * n }, (_, e) => b[(e % k) * n + Math.floor(e / k)]) : b;
+      const common = { a, b: heldB, m, k, n, transB, beta };
+      const c = random(m * n).map((x) => x * 1e-12);
+      const onGpu = await gemm({ ...common, c: c.slice() }, { backend: 'cuda', kernel: 'wgmma-f16', precision: 'tf32' });
+      const error = relativeError(onGpu, await gemm({ ...common, c: c.slice() }, { backend: 'cpu' }));
+      if (!(error < 1e-3)) failures++;
+      console.log(`wgmma-f16 tf32 left-out terms (${kind}) ${transB ? 'Bᵀ' : 'B'} ${m}×${k}×${n} β ${beta}: relative error vs CPU ${error.toExponential(2)}`);
+    }
+  }
   // Matrices with α and β, applied as each kernel stores C: C read where β ≠ 0, and by the sum of K's slices (3×70001×5,
   // 513×2049×1409); A's Infinity makes elements recomputed from C as the store left it; for wgmma-f16, B's NaN and A's
   // row of tiny values mark a column and a row, whose C is kept before the product writes it.

@@ -86,16 +86,18 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
       expect(sameBytes(await matmul(a, b, { m, k, n }, TF32), c)).toBe(true);
     });
 
-    // Hundreds of tiny values in each operand, more than the corrections take (so step 4 computes the product), in
-    // elements whose other terms are exact zeros: even rows of A hold 1 at column 0, zeros, and two values 1e-12 of
-    // that (held by no fp16 scaling); B's row 0 is zero in columns 3c and 3c + 1, and columns 3c + 1 hold zeros but
-    // two values 1e-12 of their rows' largest. So C(even i, 3c) is the sum of A's tiny terms alone and C(odd i,
-    // 3c + 1) of B's, judged relative to themselves. K split into slices in the last shape.
+    // Hundreds of tiny values in each operand, in elements whose other terms are exact zeros: even rows of A hold 1 at
+    // column 0, zeros, and two values 1e-12 of that (held by no fp16 scaling); B's row 0 is zero in columns 3c and
+    // 3c + 1, and columns 3c + 1 hold zeros but two values 1e-12 of their rows' largest. So C(even i, 3c) is the sum of
+    // A's tiny terms alone and C(odd i, 3c + 1) of B's, judged relative to themselves. Every such element is listed for
+    // its correction, more of them than the list holds (one in 256 of C's elements, at least 4 096): with β = 0 step 4
+    // computes the product, with β ≠ 0 every element of those rows and columns is corrected. K split into slices in
+    // the last shape.
     test.each([
-      [700, 600, 900, false, false],
-      [700, 600, 900, true, true],
-      [300, 8193, 257, false, true],
-    ])('%i×%i×%i (transA %s, transB %s): hundreds of tiny values in each operand, right where float64 says, the same bits twice', async (m, k, n, transA, transB) => {
+      [700, 600, 900, false, false, 0],
+      [700, 600, 900, true, true, 0.5],
+      [300, 8193, 257, false, true, 0],
+    ])('%i×%i×%i (transA %s, transB %s, β %s): hundreds of tiny values in each operand, right where float64 says, the same bits twice', async (m, k, n, transA, transB, beta) => {
       const a = randomMatrix(m * k), b = randomMatrix(k * n);
       const tinyAt = (x: number, salt: number) => 2 + ((x * salt + salt) % (k - 2));
       for (let i = 0; i < m; i += 2) {
@@ -107,17 +109,48 @@ describeGpu(gpuSuiteName('CUDA backend, kernel wgmma-f16'), () => {
         for (let p = 1; p < k; p++) b[p * n + j] = 0;
         for (const p of [tinyAt(j, 5), tinyAt(j, 11)]) b[p * n + j] = -1e-12 * (0.5 + Math.random());
       }
-      const s = { m, k, n, transA, transB, alpha: 0.75, beta: 0 };
-      const want = gemmReference(a, b, new Float32Array(m * n), { ...s, transA: false, transB: false });
+      const s = { m, k, n, transA, transB, alpha: 0.75, beta };
+      // With β ≠ 0, C holds 1e-12-sized values, so that β·C does not hide the tiny terms.
+      const c0 = beta === 0 ? new Float32Array(m * n).fill(NaN) : randomMatrix(m * n).map((x) => x * 1e-12);
+      const want = gemmReference(a, b, c0, { ...s, transA: false, transB: false });
       const [heldA, heldB] = [transA ? transposed(a, m, k) : a, transB ? transposed(b, k, n) : b];
-      const run = () => gemm({ a: heldA, b: heldB, c: new Float32Array(m * n).fill(NaN), ...s }, TF32);
+      const run = () => gemm({ a: heldA, b: heldB, c: c0.slice(), ...s }, TF32);
       const c = await run();
-      expect(finiteAgree(c, want, a, b, m, k, n, 3e-3, { alpha: s.alpha, beta: 0, c: new Float32Array(m * n) })).toBe(true);
+      expect(finiteAgree(c, want, a, b, m, k, n, 3e-3, { alpha: s.alpha, beta, c: c0 })).toBe(true);
       for (const [i, j] of [[0, 0], [2, 3], [m - 2, 0], [1, 1], [3, 4], [m - 1, 1]]) {
         expect(Math.abs(want[i * n + j])).toBeGreaterThan(0);
         expect(Math.abs(want[i * n + j])).toBeLessThan(1e-9); // tiny terms alone
         expect(c[i * n + j]).not.toBe(0);
       }
+      expect(sameBytes(await run(), c)).toBe(true);
+    });
+
+    // A tiny value's terms are left out where they are under 2^-20 of their element, and added where they could be
+    // more. Normal values with 0.01% of them 1e-10 of their size (hundreds in each operand, none in most rows); rows
+    // 5 and 6 of A hold 1, −1, 2^-20 and a tiny 1e-12 at columns 0, 1, 64 and 100 and zeros elsewhere to column 200,
+    // against rows of B that are 1 there in columns 0 … 9 and 0 in those columns from row 200 on: C(5, j) is
+    // 2^-20 + 1e-12 (held terms that cancel to 2^-20, where the tiny term is 1e-6 of the element), which must come out
+    // within 1e-7 of float64 (without the tiny term it is 1e-6 off). In the last shape K is split into slices: C(5, j)'s
+    // later slices hold no term at all, so they are listed too, and must add nothing.
+    test.each([
+      [600, 1536, 700, false],
+      [600, 1536, 700, true],
+      [300, 8193, 257, true],
+    ])('%i×%i×%i (transB %s), 0.01%% tiny values: within TF32 of float64, the tiny term added where it is 1e-6 of its element, the same bits twice', async (m, k, n, transB) => {
+      const normal = (length: number) => Float32Array.from({ length }, () => Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random()));
+      const a = normal(m * k), b = normal(k * n);
+      for (const x of [a, b]) for (let e = 0; e < x.length; e++) if (Math.random() < 1e-4) x[e] *= 1e-10;
+      const held = new Map([[0, 1], [1, -1], [64, 2 ** -20], [100, 1e-12]]); // 2^-20 and the tiny one in stages of their own
+      for (const i of [5, 6]) for (let p = 0; p < 200; p++) a[i * k + p] = held.get(p) ?? 0;
+      for (let p = 0; p < k; p++) for (let j = 0; j < 10; j++) b[p * n + j] = held.has(p) ? 1 : p < 200 ? b[p * n + j] : 0;
+      const s = { m, k, n, transA: false, transB, alpha: 1, beta: 0 };
+      const want = gemmReference(a, b, new Float32Array(m * n), { ...s, transB: false });
+      const heldB = transB ? transposed(b, k, n) : b;
+      const run = () => gemm({ a, b: heldB, c: new Float32Array(m * n).fill(NaN), ...s }, TF32);
+      const c = await run();
+      expect(finiteAgree(c, want, a, b, m, k, n, TF32_TOLERANCE)).toBe(true);
+      for (const i of [5, 6])
+        for (let j = 0; j < 10; j++) expect(Math.abs(c[i * n + j] - want[i * n + j])).toBeLessThanOrEqual(1e-7 * Math.abs(want[i * n + j]));
       expect(sameBytes(await run(), c)).toBe(true);
     });
 

@@ -90,8 +90,8 @@ export function classMismatches(got: Float32Array, want: Float64Array, n: number
 export function finiteAgree(got: Float32Array, want: Float64Array, a: Float32Array, b: Float32Array, m: number, k: number, n: number, tolerance: number, scaled?: { alpha: number; beta: number; c: Float32Array }): boolean {
   // Σ_p |a_ip||b_pj| as a product of the magnitudes, row by row (a loop over p down B's columns took 15 s at 513×45×5505)
   const scale = referenceProduct(a.map(Math.abs), b.map(Math.abs), m, k, n);
-  // gemm's α·A·B + β·C (want computed so): its scale |α|·Σ|a||b| + |β·c|
-  const scaleAt = (i: number) => (scaled ? Math.abs(scaled.alpha) * scale[i] + Math.abs(scaled.beta * scaled.c[i]) : scale[i]);
+  // gemm's α·A·B + β·C (want computed so): its scale |α|·Σ|a||b| + |β·c|, C not read where β = 0 (it may hold NaN)
+  const scaleAt = (i: number) => (scaled ? Math.abs(scaled.alpha) * scale[i] + (scaled.beta === 0 ? 0 : Math.abs(scaled.beta * scaled.c[i])) : scale[i]);
   return want.every((w, i) => !Number.isFinite(Math.fround(w)) || Math.abs(got[i] - w) <= tolerance * scaleAt(i) + 1e-40);
 }
 

@@ -58,26 +58,6 @@ struct SharedLayout {
   __device__ static constexpr int b(int k, int col) { return B_TRANSPOSED ? col * kStrideB + k : k * kStrideB + col; }
 };
 
-// --- cp.async: global → shared without passing through registers (sm_80+) ---------------------------------
-
-// Fills BYTES (4 or 16) at dst: the first `read` of them (a multiple of 4, at most BYTES) copied from src, the rest
-// zeros (src is not read where `read` is 0).
-template <int BYTES>
-__device__ __forceinline__ void copyAsync(float* dst, const float* src, int read) {
-  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (BYTES == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(read));
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(address), "l"(src), "r"(read));
-}
-
-__device__ __forceinline__ void commitCopies() { asm volatile("cp.async.commit_group;\n" ::); }
-
-template <int PENDING>
-__device__ __forceinline__ void waitForCopies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
-}
-
 // Starts copying a ROWS×COLS tile of a row-major matrix (leading dimension ld) into shared rows of STRIDE
 // floats. rowsLeft/colsLeft: how much of the tile lies inside the matrix; the rest is zero-filled (origin,
 // the matrix's first element, stands in as a valid address for copies that read nothing).

@@ -21,8 +21,9 @@
 //     each; persistent blocks walk the tiles in groups of 8 tile rows, the producer loading the next tile while the
 //     consumers store the last;
 //   - a value the scaling cannot hold exactly (one more than 2^28 below its row's largest, which fp16 would make
-//     subnormal) is left out of the fp16 product and its terms added afterwards in fp32, a correction of n (or m)
-//     FMAs, in order of k; a non-finite one, or more tiny values than the corrections take, marks its row of C (A)
+//     subnormal) is left out of the fp16 product; its terms, each under 2^-20 of an element whose accumulator is
+//     large, are added afterwards in fp32, in order of k, to the elements where they could be more (the epilogue
+//     lists them); a non-finite one, or more tiny values than a row's or column's share, marks its row of C (A)
 //     or column (B) to be recomputed with fp32 FMAs (K shared out among threads, their sums added in a fixed order),
 //     as every kernel recomputes non-finite results (kernels/helpers.cuh): NaN and ±∞ where an IEEE product has
 //     them, and no value lost below the scaling. Ordinary data has few such values (about one in 2^29 of
@@ -74,7 +75,11 @@ constexpr int kStageBytes = kTileBytesA + kTileBytesB, kStages = 4;
 // the next's; each buffer's columns, then the least and the largest of each warp's.
 constexpr int kExponentWords = kCols + 2 * 4;
 constexpr int kExponentBytes = 2 * 2 * kExponentWords * 4;
-constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + kExponentBytes + 1024;
+// Each consumer's columns' and rows' thresholds for listing left-out terms (listLeftOutTerms), in two buffers the same
+// way: a tile's columns, then its rows.
+constexpr int kThresholdWords = kCols + 64;
+constexpr int kThresholdBytes = 2 * 2 * kThresholdWords * 4;
+constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + kExponentBytes + kThresholdBytes + 1024;
 constexpr int kThreads = 384;  // warpgroup 0 produces, 1 and 2 multiply
 constexpr int kGroupRows = 8;
 
@@ -94,56 +99,59 @@ constexpr int kMarked = 4;
 // 16 (as TMA needs) a 3000×5000×7001 product from Bᵀ, whose rows of 10 000 bytes put box rows across 32-byte sectors,
 // took 604 µs against 467 from B.
 enum Header : int {
-  kFallback,    // nonzero: step 4 computes this run (marks past kMarked, here or in B)
+  kFallback,    // nonzero: step 4 computes this run (marks past kMarked, here or in B; a full list with β = 0)
   kRowCount,    // rows of A marked
   kAClasses,    // A's magnitude classes (helpers.cuh), for the fallback
-  kCorrACount,  // A's corrections (entries of corrA), and the rows they are in (segments of segA)
-  kSegACount,
+  kListedCount,  // elements of C whose left-out terms the product listed (entries of listed), this chunk of K's
+  kCorrectAll,   // nonzero: the list was full with β ≠ 0, so every element of the corrected rows and columns is corrected
   kRunWordCount,  // the words above are found again each run (a row panel's A); the ones below once per B
   kColCount = kRunWordCount,  // columns of B marked
   kBClasses,
   kBFallback,   // B alone marked more than kMarked columns
-  kCorrBCount,  // B's corrections (entries of corrB), and the columns they are in (corrCols)
-  kCorrColCount,
   kExponentsMost,   // B's largest row exponent v_k (kExponentBias + v), kZeroRowSeen for a row of zeros: A's fast rows
   kExponentsLeast,  // and its least (kExponentBias − v), both by atomicMax from the header's 0
-  kHeaderWords = 12
+  kHeaderWords = 10
 };
 
 // A value held in neither fp16 nor its row's scaling that is finite (a tiny one) is not recomputed with its whole
-// row or column: the fp16 product leaves its terms out (its fp16 copy is 0), and a correction adds them afterwards
-// in fp32, n FMAs for a value of A (A_ik·B_kj across row k of B), m for one of B (A_ik·B_kj down column k of A, A's
-// value where fp16 held it, so that a term two corrections share counts once). Each element's corrections are
-// added in order of k, so the bits do not depend on which thread found what first. At most kRowCorrections in a
-// row of A and kColumnCorrections in a column of B, kCorrections in each operand and kCorrectionRows rows: past
-// those the row or column is marked and recomputed as before.
+// row or column: the fp16 product leaves its terms out (its fp16 copy is 0). Each such term is under 2 in the
+// accumulator's scale (a tiny value is under 2^-14 there, the other operand's value under 2^15), so an element whose
+// accumulator is at least kLeftOutMargin times its number of left-out terms is off by under 2^-20 of itself without
+// them: far inside TF32's rounding (2^-11). The product's epilogue lists every other element of a row or column with
+// tiny values (listLeftOutTerms), and a correction adds its left-out terms afterwards in fp32 (correctListed):
+// A_ik·B_kj for a value of A, and for a value of B A_ik·B_kj with A's value where fp16 held it (0 where it did not,
+// so that a term two corrections share counts once); the row's in order of k, then the column's, so the bits do not
+// depend on which thread found what first. A row of A keeps at most kRowCorrections, a column of B
+// kColumnCorrections, each in slots of its own: past those the row or column is marked and recomputed as before.
+// (Correcting every element of each such row and column, a pass over C's row or column each, took 0.01% of 4096²
+// values, 1 678 in each operand, to 0.36× cuBLAS TF32: docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores".)
 constexpr int kRowCorrections = 16, kColumnCorrections = 16;
-// 256 in each operand: each costs a pass over a row or column of C (n or m scattered FMAs); 0.01% of 4096² values,
-// 1 678 in each, took the product to 0.36× cuBLAS TF32 where the fallback gives 0.80× (docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores").
-constexpr int kCorrections = 256, kCorrectionRows = 256;
-struct CorrectionA {  // A_ik, in its row's segment
+constexpr float kLeftOutMargin = 2097152.0f;  // 2^21: 2^20 times the bound on one left-out term
+// Elements listed at most: one in 256 of C's (at least 4 096, at most 2^24). Normal data at 4096³ with 0.01% of its
+// values tiny lists about one in 1 500: its accumulators spread about 2^31 wide, and one in ~1 000 falls under 2^21.
+// Past them, a product with β = 0 falls back to step 4 (which writes all of C), one with β ≠ 0 corrects every element
+// of the corrected rows and columns (kCorrectAll).
+constexpr int64_t listedCapacity(int64_t rows, int64_t n) { return std::clamp<int64_t>(rows * n / 256, 4096, int64_t{1} << 24); }
+struct Correction {  // a tiny value: A_ik in row i's slots, or B_kj in column j's
   int32_t k;
   float value;
 };
-struct RowSegment {  // row i's corrections: corrA[first …], in order of k
-  int32_t row, first, count, unused;
-};
-struct CorrectionB {  // B_kj, a link of column j's list (next: the entry before it, numbered from 1; 0 at its end)
-  int32_t k, col, next;
-  float value;
+struct ListedElement {  // an element of C whose left-out terms are to be added: its row, column and slice of K
+  int32_t row, col, slice, unused;
 };
 struct Scratch {
   uint32_t* header;
   int32_t *rowList, *colList;
   uint32_t* colFlag;  // n
-  // n each, after colFlag (one memset clears the three): column j's last correction (numbered from 1, 0: none),
-  // and how many it has.
-  int32_t *colHead, *colCorrections;
-  CorrectionB* corrB;                 // kCorrections
-  int32_t* corrCols;                  // kCorrections: the columns with corrections
-  CorrectionA* corrA;                 // kCorrections
-  RowSegment* segA;                   // kCorrectionRows
-  int32_t* rowCorrected;              // rows: whether the row has a segment
+  // n, after colFlag (one memset clears both): how many tiny values column j has (past kColumnCorrections, it is
+  // marked), kept in its kColumnCorrections slots of colSlots in the order they were found.
+  int32_t* colCorrections;
+  Correction* colSlots;   // n·kColumnCorrections
+  ListedElement* listed;  // listedCapacity(rows, n) of them, `listedMost`
+  // rows: how many values fp16 did not hold row i has, its tiny ones in its kRowCorrections slots of rowSlots in the
+  // order they were found (past kRowCorrections, the row is marked). Cleared each run.
+  int32_t* rowTerms;
+  Correction* rowSlots;   // rows·kRowCorrections
   int32_t *expB, *expA;  // max(k, n), rows
   float* markedB;        // min(kMarked, n) rows of lda floats: column colList[c] of B (k long) from c·lda
   __half *a, *b;
@@ -152,11 +160,11 @@ struct Scratch {
   float* keptC;
   // K; a's and b's row pitches in halves (lda, a multiple of 64: markedB's in floats too, and b's made from Bᵀ);
   // the rows of C it was laid out for
-  int64_t k, lda, ldb, rows;
+  int64_t k, lda, ldb, rows, listedMost;
 
   // Each part 256-byte aligned (base is: cudaMalloc's). Laid out from address 0 for its size alone.
   Scratch(void* base, int64_t rows, int64_t depth, int64_t n)
-      : k(depth), lda((depth + 63) / 64 * 64), ldb((n + 63) / 64 * 64), rows(rows) {
+      : k(depth), lda((depth + 63) / 64 * 64), ldb((n + 63) / 64 * 64), rows(rows), listedMost(listedCapacity(rows, n)) {
     uintptr_t p = reinterpret_cast<uintptr_t>(base);
     auto take = [&p](int64_t bytes) {
       void* const at = reinterpret_cast<void*>(p);
@@ -167,18 +175,16 @@ struct Scratch {
     header = reinterpret_cast<uint32_t*>(take(4 * (kHeaderWords + 2 * kMarked)));
     rowList = reinterpret_cast<int32_t*>(header + kHeaderWords);
     colList = rowList + kMarked;
-    colFlag = reinterpret_cast<uint32_t*>(take(4 * 3 * n));
-    colHead = reinterpret_cast<int32_t*>(colFlag + n);
-    colCorrections = colHead + n;
-    corrB = reinterpret_cast<CorrectionB*>(take(sizeof(CorrectionB) * kCorrections));
-    corrCols = reinterpret_cast<int32_t*>(take(4 * kCorrections));
-    corrA = reinterpret_cast<CorrectionA*>(take(sizeof(CorrectionA) * kCorrections));
-    segA = reinterpret_cast<RowSegment*>(take(sizeof(RowSegment) * kCorrectionRows));
+    colFlag = reinterpret_cast<uint32_t*>(take(4 * 2 * n));
+    colCorrections = reinterpret_cast<int32_t*>(colFlag + n);
+    colSlots = reinterpret_cast<Correction*>(take(sizeof(Correction) * kColumnCorrections * n));
     expB = reinterpret_cast<int32_t*>(take(4 * std::max(k, n)));
     markedB = reinterpret_cast<float*>(take(4 * std::min<int64_t>(kMarked, n) * lda));
     b = reinterpret_cast<__half*>(take(2 * std::max(k * ldb, n * lda)));
     expA = reinterpret_cast<int32_t*>(take(4 * rows));
-    rowCorrected = reinterpret_cast<int32_t*>(take(4 * rows));
+    rowTerms = reinterpret_cast<int32_t*>(take(4 * rows));
+    rowSlots = reinterpret_cast<Correction*>(take(sizeof(Correction) * kRowCorrections * rows));
+    listed = reinterpret_cast<ListedElement*>(take(sizeof(ListedElement) * listedMost));
     a = reinterpret_cast<__half*>(take(2 * rows * lda));
     keptC = reinterpret_cast<float*>(take(4 * kMarked * (ldb + rows)));
     bytes = static_cast<int64_t>(p - reinterpret_cast<uintptr_t>(base));
@@ -226,6 +232,7 @@ __device__ __forceinline__ void mark(uint32_t* header, int count, int overflow, 
 constexpr int kBias = 127;
 constexpr int kLowestHeld = kBias + kLowestNormal;  // the least biased exponent fp16 holds exactly: 113
 constexpr uint32_t kLeastNormalBits = 0x00800000u;  // FLT_MIN's: below them, a float is subnormal
+constexpr float kLeastHeld = 6.103515625e-05f;      // 2^-14, fp16's least normal: a scaled value below it is tiny
 // B's exponents' range in the header (kExponentsMost, kExponentsLeast), offset so that both are found by atomicMax
 // from 0; a row of zeros puts the most out of any fast row's reach.
 constexpr int kExponentBias = 1024;
@@ -301,17 +308,27 @@ struct RowVisit {
         [&](int64_t c, float x, int v) { out[c] = h(c, x, v); });
   }
 
-  // The fast second visit, for a row every value of which scaling holds: x·2^(shift − v) at out[c], a multiply by a
-  // normal power of two (shift − v in [−126, 127] for every column) and a pair converted at a time.
-  __device__ __forceinline__ void secondScaled(__half* out, int shift) const {
-    auto factor = [shift](int v) { return __int_as_float((shift - v + kBias) << 23); };
+  // The fast second visit, for a row of finite values whose scaling is a multiply by a normal power of two at every
+  // column (shift − v in [−126, 127]): x·2^(shift − v) at out[c], a pair converted at a time. With NOTE_TINY, a
+  // non-zero value scaled below fp16's least normal is a tiny one: 0 at out[c], and tiny(c, x) called. (Without it,
+  // the row has none: RowExtremes::allHeld.)
+  template <bool NOTE_TINY, class T>
+  __device__ __forceinline__ void secondScaled(__half* out, int shift, T&& tiny) const {
+    auto scaled = [&](int64_t c, float x, int v) {
+      const float y = x * __int_as_float((shift - v + kBias) << 23);
+      if (NOTE_TINY && x != 0.0f && fabsf(y) < kLeastHeld) {
+        tiny(c, x);
+        return 0.0f;
+      }
+      return y;
+    };
     forEach(
         [&](int64_t q, float4 x, int4 v) {
-          __half2 pair[2] = {__floats2half2_rn(x.x * factor(v.x), x.y * factor(v.y)),
-                             __floats2half2_rn(x.z * factor(v.z), x.w * factor(v.w))};
+          __half2 pair[2] = {__floats2half2_rn(scaled(4 * q, x.x, v.x), scaled(4 * q + 1, x.y, v.y)),
+                             __floats2half2_rn(scaled(4 * q + 2, x.z, v.z), scaled(4 * q + 3, x.w, v.w))};
           *reinterpret_cast<uint2*>(out + 4 * q) = *reinterpret_cast<uint2*>(pair);
         },
-        [&](int64_t c, float x, int v) { out[c] = __float2half_rn(x * factor(v)); });
+        [&](int64_t c, float x, int v) { out[c] = __float2half_rn(scaled(c, x, v)); });
   }
 };
 
@@ -327,15 +344,12 @@ __device__ __forceinline__ void markColumn(const Scratch& s, int64_t c) {
   if (atomicExch(&s.colFlag[c], 1u) == 0) mark(s.header, kColCount, kBFallback, s.colList, static_cast<int32_t>(c));
 }
 
-// B_rc, a tiny value, as a correction: linked into column c's list; past the column's share or B's, the column is
-// marked instead (the entries it has are then left unused).
+// B_rc, a tiny value, as a correction: in a slot of column c's; past the column's share, the column is marked instead
+// (the slots it has are then left unused).
 __device__ __forceinline__ void correctB(const Scratch& s, int64_t r, int64_t c, float x) {
-  if (atomicAdd(&s.colCorrections[c], 1) >= kColumnCorrections) return markColumn(s, c);
-  const uint32_t e = atomicAdd(&s.header[kCorrBCount], 1u);
-  if (e >= static_cast<uint32_t>(kCorrections)) return markColumn(s, c);
-  const int32_t previous = atomicExch(&s.colHead[c], static_cast<int32_t>(e + 1));
-  s.corrB[e] = {static_cast<int32_t>(r), static_cast<int32_t>(c), previous, x};
-  if (previous == 0) s.corrCols[atomicAdd(&s.header[kCorrColCount], 1u)] = static_cast<int32_t>(c);
+  const int slot = atomicAdd(&s.colCorrections[c], 1);
+  if (slot >= kColumnCorrections) return markColumn(s, c);
+  s.colSlots[c * kColumnCorrections + slot] = {static_cast<int32_t>(r), x};
 }
 
 // A row's scaling, found value by value (x at a column of exponent v: B's v_k for A's rows, 0 for B's own) and
@@ -370,12 +384,17 @@ struct RowExtremes {
   __device__ __forceinline__ uint32_t low() const { return lowLessOne == kNoneYet ? kNoneYet : lowLessOne + 1; }
   // The shift that puts the row's largest E − v into [2^14, 2^15): x·2^(shift − v) for each x. At most 141.
   __device__ __forceinline__ int shift() const { return top == INT_MIN ? 0 : kTopExponent + kBias - top; }
-  // After visit: whether that shift holds every value of the row exactly (each finite, normal or zero, and scaled to
-  // at least fp16's least normal), each by a multiply by a normal power of two wherever columns' v lie in [vLeast,
-  // vMost]. Such a row needs no correction, mark or per-value test: the fast second visit (RowVisit::secondScaled).
+  // After visit: whether the row's values are finite, normal or zero, and scaled by a multiply by a normal power of
+  // two wherever columns' v lie in [vLeast, vMost]. Such a row needs no mark: the fast second visit
+  // (RowVisit::secondScaled), noting its tiny values as it goes.
+  __device__ __forceinline__ bool scalable(int vLeast, int vMost) const {
+    return top != INT_MIN && high < kInfinityBits && lowLessOne + 1 >= kLeastNormalBits && shift() - vMost >= 1 - kBias &&
+           shift() - vLeast <= kBias;
+  }
+  // And whether that shift holds every value exactly (each scaled to at least fp16's least normal): a row with no
+  // tiny value, which needs no test of each.
   __device__ __forceinline__ bool allHeld(int vLeast, int vMost) const {
-    return top != INT_MIN && high < kInfinityBits && lowLessOne + 1 >= kLeastNormalBits &&
-           least + shift() >= kLowestHeld && shift() - vMost >= 1 - kBias && shift() - vLeast <= kBias;
+    return scalable(vLeast, vMost) && least + shift() >= kLowestHeld;
   }
 };
 
@@ -402,9 +421,14 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfB(const float* __rest
     visit.first([&](int64_t, float x, int) { row.visit(x, 0); });
     row.reduce();
     __half* const out = s.b + r * (B_TRANSPOSED ? s.lda : s.ldb);
-    if (row.allHeld(0, 0)) {
+    if (row.scalable(0, 0)) {
       if (threadIdx.x == 0) finishRowOfB(s, r, row.shift(), B_TRANSPOSED, row.low(), row.high);
-      visit.secondScaled(out, row.shift());
+      if (row.allHeld(0, 0))
+        visit.secondScaled<false>(out, row.shift(), [](int64_t, float) {});
+      else
+        visit.secondScaled<true>(out, row.shift(), [&](int64_t c, float x) {
+          correctB(s, B_TRANSPOSED ? c : r, B_TRANSPOSED ? r : c, x);
+        });
       continue;
     }
     if (row.high >= kInfinityBits) {  // the largest finite magnitude, for the scaling
@@ -430,20 +454,17 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfB(const float* __rest
   }
 }
 
-// Row i's tiny values as its segment of corrections, in order of k; false (the row is to be marked) past A's share.
-__device__ __forceinline__ bool keepCorrections(const Scratch& s, int64_t i, CorrectionA* found, int count) {
-  for (int x = 1; x < count; ++x)  // insertion sort: at most kRowCorrections
-    for (int y = x; y > 0 && found[y - 1].k > found[y].k; --y) {
-      const CorrectionA t = found[y];
-      found[y] = found[y - 1], found[y - 1] = t;
-    }
-  const uint32_t first = atomicAdd(&s.header[kCorrACount], static_cast<uint32_t>(count));
-  const uint32_t segment = atomicAdd(&s.header[kSegACount], 1u);
-  if (segment >= static_cast<uint32_t>(kCorrectionRows)) return false;
-  const bool fits = first + count <= static_cast<uint32_t>(kCorrections);
-  for (int e = 0; fits && e < count; ++e) s.corrA[first + e] = found[e];
-  s.segA[segment] = {static_cast<int32_t>(i), static_cast<int32_t>(first), fits ? count : 0, 0};
-  return fits;
+// A_ic, a value of row i not held exactly: a tiny one in a slot of the row's, in the order found; past the row's
+// share, or a non-finite one (which counts past it at once), marks the row, once (by the value whose count crosses
+// the share), and rowTerms past kRowCorrections says so.
+__device__ __forceinline__ void noteValueOfA(const Scratch& s, int64_t i, int64_t c, float x) {
+  const bool tiny = finite(x);
+  const int weight = tiny ? 1 : kRowCorrections + 1;
+  const int before = atomicAdd(&s.rowTerms[i], weight);
+  if (tiny && before < kRowCorrections)
+    s.rowSlots[i * kRowCorrections + before] = {static_cast<int32_t>(c), x};
+  else if (before <= kRowCorrections && before + weight > kRowCorrections)
+    mark(s.header, kRowCount, kFallback, s.rowList, static_cast<int32_t>(i));
 }
 
 // A_ic scaled by 2^(scale − v) in fp16, `held` saying whether it was held exactly. Against a row of B of zeros, A's
@@ -456,12 +477,9 @@ __device__ __forceinline__ __half scaledValueOfA(float x, int v, int scale, bool
   return scaledHalf(x, scale - v, held);
 }
 
-// Row i of A done: its tiny values (found, in the order threads found them) kept as its corrections, or the row
-// marked (a non-finite value, or past the corrections' share); its exponent and magnitude classes.
-__device__ __forceinline__ void finishRowOfA(const Scratch& s, int64_t i, bool marked, CorrectionA* found,
-                                             int foundCount, const RowExtremes& row) {
-  s.rowCorrected[i] = !marked && foundCount > 0 && keepCorrections(s, i, found, foundCount);
-  if (marked || (foundCount > 0 && !s.rowCorrected[i])) mark(s.header, kRowCount, kFallback, s.rowList, static_cast<int32_t>(i));
+// Row i of A's exponent and magnitude classes (its values not held exactly are noted as they are met:
+// noteValueOfA).
+__device__ __forceinline__ void finishRowOfA(const Scratch& s, int64_t i, const RowExtremes& row) {
   s.expA[i] = row.shift();
   if (const uint32_t classes = classesOf(row.low(), row.high)) atomicOr(&s.header[kAClasses], classes);
 }
@@ -483,32 +501,27 @@ __global__ void __launch_bounds__(kPassThreads, 4) scaleRowsOfA(const float* __r
     row.reduce();
     __half* const out = s.a + i * s.lda;
     if (row.allHeld(vLeast, vMost)) {
-      if (threadIdx.x == 0) finishRowOfA(s, i, false, nullptr, 0, row);
-      visit.secondScaled(out, row.shift());
+      if (threadIdx.x == 0) finishRowOfA(s, i, row);
+      visit.secondScaled<false>(out, row.shift(), [](int64_t, float) {});
       continue;
     }
-    if (row.high >= kInfinityBits || vMost >= kExponentBias) {  // the scaling over the values that count
+    const bool scalable = row.scalable(vLeast, vMost);
+    if (!scalable && (row.high >= kInfinityBits || vMost >= kExponentBias)) {  // the scaling over the values that count
       row = RowExtremes();
       visit.first([&](int64_t, float x, int v) { row.visitFinite(x, v); });
       row.reduce();
     }
-    __shared__ CorrectionA found[kRowCorrections];  // the row's tiny values, in the order threads found them
-    __shared__ int foundCount;
-    if (threadIdx.x == 0) foundCount = 0;
-    __syncthreads();
-    bool marked = false;
-    visit.second(out, [&](int64_t c, float x, int v) {
-      bool held;
-      const __half h = scaledValueOfA(x, v, row.shift(), held);
-      if (!held) {
-        const int at = finite(x) ? atomicAdd(&foundCount, 1) : kRowCorrections;  // a tiny value: a correction
-        if (at < kRowCorrections) found[at] = {static_cast<int32_t>(c), x};
-        else marked = true;
-      }
-      return h;
-    });
-    const bool rowMarked = __syncthreads_or(marked);
-    if (threadIdx.x == 0) finishRowOfA(s, i, rowMarked, found, foundCount, row);
+    if (threadIdx.x == 0) finishRowOfA(s, i, row);
+    auto note = [&](int64_t c, float x) { noteValueOfA(s, i, c, x); };
+    if (scalable)
+      visit.secondScaled<true>(out, row.shift(), note);
+    else
+      visit.second(out, [&](int64_t c, float x, int v) {
+        bool held;
+        const __half h = scaledValueOfA(x, v, row.shift(), held);
+        if (!held) note(c, x);
+        return h;
+      });
   }
 }
 
@@ -520,9 +533,6 @@ template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(kPassThreads) scaleRowsOfAFromAT(const float* __restrict__ At, int64_t lda,
                                                                    int64_t m, int64_t k, Scratch s) {
   if (blockIdx.x == 0 && threadIdx.x == 0 && s.header[kBFallback]) atomicOr(&s.header[kFallback], 1u);
-  __shared__ CorrectionA found[kRowsPerBlock][kRowCorrections];
-  __shared__ int foundCount[kRowsPerBlock];
-  __shared__ bool rowMarked[kRowsPerBlock];
   for (int64_t first = blockIdx.x * int64_t{kRowsPerBlock}; first < m; first += int64_t{gridDim.x} * kRowsPerBlock) {
     const int rows = static_cast<int>(min(int64_t{kRowsPerBlock}, m - first));
     // Row c of Aᵀ's values in rows first … first + rows − 1 of A (0 past them): two 16-byte loads where all 8 are
@@ -547,8 +557,9 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfAFromAT(const float* 
     }
 #pragma unroll
     for (int r = 0; r < kRowsPerBlock; ++r) scale[r].reduce();
-    if (threadIdx.x < kRowsPerBlock) foundCount[threadIdx.x] = 0, rowMarked[threadIdx.x] = false;
-    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < kRowsPerBlock; ++r)  // thread r finishes row r (a constant index: scale stays in registers)
+      if (threadIdx.x == r && r < rows) finishRowOfA(s, first + r, scale[r]);
     for (int64_t c = threadIdx.x; c < k; c += kPassThreads) {
       float x[kRowsPerBlock];
       load(c, x);
@@ -558,18 +569,9 @@ __global__ void __launch_bounds__(kPassThreads) scaleRowsOfAFromAT(const float* 
         if (r >= rows) break;
         bool held;
         s.a[(first + r) * s.lda + c] = scaledValueOfA(x[r], v, scale[r].shift(), held);
-        if (!held) {
-          const int at = finite(x[r]) ? atomicAdd(&foundCount[r], 1) : kRowCorrections;
-          if (at < kRowCorrections) found[r][at] = {static_cast<int32_t>(c), x[r]};
-          else rowMarked[r] = true;
-        }
+        if (!held) noteValueOfA(s, first + r, c, x[r]);
       }
     }
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < kRowsPerBlock; ++r)  // thread r finishes row r (a constant index: scale stays in registers)
-      if (threadIdx.x == r && r < rows) finishRowOfA(s, first + r, rowMarked[r], found[r], foundCount[r], scale[r]);
-    __syncthreads();  // the next rows' counts and marks start from 0 once these are read
   }
 }
 
@@ -597,6 +599,96 @@ __global__ void keepMarkedOfC(const float* __restrict__ C, int64_t ldc, int64_t 
 }
 
 // --- the product ------------------------------------------------------------------------------------------------
+
+// The counts of left-out terms a consumer's tile needs (the comment above kRowCorrections), copied into its threshold
+// buffer as the tile starts, so that they are there when its product is done and hold no register meanwhile: thread
+// x of the warpgroup copies columns colBase + x and + 128 (0 past N, and for a marked column, whose count passed
+// kColumnCorrections) and, for x < 64, row rowBase + x (0 past M, and for a marked row, whose count passed
+// kRowCorrections).
+__device__ __forceinline__ void copyLeftOutCounts(float* thresholds, const Scratch& s, int64_t rowBase, int64_t colBase,
+                                                  int64_t M, int64_t N, int x) {
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {
+    const int64_t col = colBase + x + 128 * q;
+    copyAsync<4>(thresholds + x + 128 * q, s.colCorrections + (col < N ? col : 0), col < N ? 4 : 0);
+  }
+  if (x < 64) copyAsync<4>(thresholds + kCols + x, s.rowTerms + (rowBase + x < M ? rowBase + x : 0), rowBase + x < M ? 4 : 0);
+  commitCopies();
+}
+
+// Once the copies have landed: thread x turns the counts it copied into thresholds (kLeftOutMargin times each; −∞
+// for a column past N or a row past M, so that no sum with one lists an element outside C), and says whether any was
+// non-zero. The warpgroup's barrier after it (anyInWarpgroup) publishes them.
+__device__ __forceinline__ bool leftOutThresholds(float* thresholds, int64_t rowBase, int64_t colBase, int64_t M,
+                                                  int64_t N, int x) {
+  waitForCopies<0>();
+  auto threshold = [](float& word, bool inside, int most) {
+    const int count = __float_as_int(word);
+    word = !inside ? -INFINITY : count <= most ? kLeftOutMargin * static_cast<float>(count) : 0.0f;
+    return word > 0.0f;
+  };
+  bool any = threshold(thresholds[x], colBase + x < N, kColumnCorrections);
+  any |= threshold(thresholds[x + 128], colBase + x + 128 < N, kColumnCorrections);
+  if (x < 64) any |= threshold(thresholds[kCols + x], rowBase + x < M, kRowCorrections);
+  return any;
+}
+
+// A barrier of consumer warpgroup `consumer` (its 128 threads, after which each sees what the others wrote to shared
+// memory), which also says whether `x` was true in any of them.
+__device__ __forceinline__ bool anyInWarpgroup(int consumer, bool x) {
+  uint32_t any;
+  asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 q, %1, 0;\n bar.red.or.pred p, %2, 128, q;\n selp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(any)
+               : "r"(static_cast<uint32_t>(x)), "r"(1 + consumer)
+               : "memory");
+  return any != 0;
+}
+
+// Where `listing` (some element of the warpgroup's tile has left-out terms): this thread's elements of a consumer's
+// 64×256 (d[4j + 2h + q]: row row0 + 8h, column colBase + 8j + 2t + q of C, the tile's row rowInTile + 8h of the
+// consumer's 64, lane = 4g + t) whose accumulator is under its threshold (the row's plus the column's), appended to
+// s.listed for correctListed, a warp's elements together. Past its capacity, a product with β = 0 falls back to step 4,
+// one with β ≠ 0 corrects its rows and columns whole. Called by every lane of the warp, whatever `listing` is: with
+// the whole call under a branch, the compiler serialized the kernel's wgmma instructions (ptxas's C7520), and only
+// the tests of the accumulators can be skipped.
+__device__ __forceinline__ void listLeftOutTerms(bool listing, const float (&d)[128], const float* thresholds, int rowInTile,
+                                                 int64_t row0, int64_t colBase, int t, int64_t slice, const Scratch& s,
+                                                 const Epilogue& epilogue) {
+  const float rowThreshold[2] = {thresholds[kCols + rowInTile], thresholds[kCols + rowInTile + 8]};
+  uint32_t hits[4] = {0, 0, 0, 0};  // bit e % 32 of hits[e / 32]: element d[e]
+  if (listing) {
+#pragma unroll
+    for (int j = 0; j < kCols / 8; ++j) {
+      const float2 column = *reinterpret_cast<const float2*>(thresholds + 8 * j + 2 * t);
+#pragma unroll
+      for (int e = 4 * j; e < 4 * j + 4; ++e)
+        if (fabsf(d[e]) < rowThreshold[(e / 2) % 2] + (e % 2 ? column.y : column.x)) hits[e / 32] |= 1u << (e % 32);
+    }
+  }
+  const int count = __popc(hits[0]) + __popc(hits[1]) + __popc(hits[2]) + __popc(hits[3]);
+  const int lane = threadIdx.x % 32;
+  int upTo = count;  // this lane's and the lanes' before it
+#pragma unroll
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const int before = __shfl_up_sync(0xffffffffu, upTo, offset);
+    if (lane >= offset) upTo += before;
+  }
+  const int total = __shfl_sync(0xffffffffu, upTo, 31);
+  if (total == 0) return;
+  uint32_t first = lane == 31 ? atomicAdd(&s.header[kListedCount], static_cast<uint32_t>(total)) : 0u;
+  first = __shfl_sync(0xffffffffu, first, 31) + static_cast<uint32_t>(upTo - count);
+  if (uint64_t{first} + static_cast<uint64_t>(count) > static_cast<uint64_t>(s.listedMost)) {
+    atomicOr(&s.header[epilogue.beta == 0.0f ? kFallback : kCorrectAll], 1u);
+    return;
+  }
+#pragma unroll
+  for (int w = 0; w < 4; ++w)
+    for (uint32_t bits = hits[w]; bits != 0; bits &= bits - 1) {
+      const int e = 32 * w + __ffs(bits) - 1;
+      s.listed[first++] = {static_cast<int32_t>(row0 + 8 * ((e / 2) % 2)), static_cast<int32_t>(colBase + 8 * (e / 4) + 2 * t + e % 2),
+                           static_cast<int32_t>(slice), 0};
+    }
+}
 
 // From Bᵀ: this thread's elements of a consumer's 64×256 (d[4j + 2h + q]: row row0 + 8h, column col0 + 8j + q of
 // the tile, whose first column is colBase) into C, each times 2^-(s_i + w_j), the tile's w_j from shared memory
@@ -640,15 +732,19 @@ __global__ void __launch_bounds__(kThreads, 1)
             int64_t ldc, int64_t M, int64_t K, int64_t N, int64_t sliceDepth, int64_t sliceStride, int64_t tiles,
             bool pairs, Scratch s, Epilogue epilogue) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  if (s.header[kFallback]) return;
   extern __shared__ uint8_t sharedBytes[];
   uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
   uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes);
   uint64_t* const empty = full + kStages;
   int* const columnExponents = reinterpret_cast<int*>(empty + kStages);
+  float* const thresholdBuffers = reinterpret_cast<float*>(columnExponents + 2 * 2 * kExponentWords);
   auto tileA = [&](int stage) { return stages + stage * kStageBytes; };
   auto tileB = [&](int stage) { return stages + stage * kStageBytes + kTileBytesA; };
+  // Whether the run fell back, read once for the block: a full list sets the flag while the product runs, and a
+  // block whose producer and consumers read it differently would wait on its barriers for ever.
+  __shared__ bool fellBack;
   if (threadIdx.x == 0) {
+    fellBack = s.header[kFallback] != 0;
     for (int stage = 0; stage < kStages; ++stage) {
       barrierInit(&full[stage], 1);   // the producer's expect-bytes arrival, then the TMA's bytes
       barrierInit(&empty[stage], 2);  // one arrival per consumer warpgroup
@@ -656,6 +752,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
+  if (fellBack) return;
 
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
@@ -687,6 +784,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const WorkTile w = workTile<kRows, kCols>(t, M, N, K, sliceDepth, kGroupRows);
     const int kTiles = static_cast<int>((w.depth + kDepth - 1) / kDepth);
+    // This tile's buffers: the next tile's writes go to the other, and the one after waits for every warp of the
+    // warpgroup at the barrier past this epilogue.
+    int* const tileExponents = columnExponents + (2 * consumer + parity) * kExponentWords;
+    float* const thresholds = thresholdBuffers + (2 * consumer + parity) * kThresholdWords;
+    parity ^= 1;
+    const int64_t row0 = w.row + consumer * 64 + warp * 16 + lane / 4;  // this thread's first row
+    copyLeftOutCounts(thresholds, s, w.row + consumer * 64, w.col, M, N, threadIdx.x % 128);
     // From Bᵀ, the tile's columns' exponents w_j, two a thread, loaded now and kept in shared memory for the
     // epilogue once the product is done.
     int exponents[2] = {0, 0};
@@ -701,7 +805,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int kt = 0; kt < kTiles; ++kt) {
       if (prefetchStageOfC(kt, kTiles))  // C's lines for the epilogue's β·C, where β ≠ 0 (K is then whole)
         for (int h = 0; h < 2; ++h) {
-          const int64_t row = w.row + consumer * 64 + warp * 16 + 8 * h + lane / 4;
+          const int64_t row = row0 + 8 * h;
           if (row < M) prefetchRowOfC(epilogue, C + row * ldc, w.col, w.col + kCols, N, lane % 4, 4);
         }
       const int u = use + kt, stage = u % kStages;
@@ -736,11 +840,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // d[4j + 2h + q]: row 16·warp + 8h + g, column 8j + 2t + q of this warpgroup's 64×256 (lane = 4g + t).
     const int64_t slice = sliceDepth > 0 ? w.kBegin / sliceDepth : 0;
     float* const c = C + slice * sliceStride;
+    const bool leftOut = leftOutThresholds(thresholds, w.row + consumer * 64, w.col, M, N, threadIdx.x % 128);
     if (B_TRANSPOSED) {
-      // This tile's buffer: the next tile's writes go to the other, and the one after waits for every warp of the
-      // warpgroup at this barrier, past this epilogue.
-      int* const tileExponents = columnExponents + (2 * consumer + parity) * kExponentWords;
-      parity ^= 1;
       tileExponents[threadIdx.x % 128] = exponents[0];
       tileExponents[threadIdx.x % 128 + 128] = exponents[1];
       int least = min(exponents[0], exponents[1]), largest = max(exponents[0], exponents[1]);
@@ -749,14 +850,16 @@ __global__ void __launch_bounds__(kThreads, 1)
         largest = max(largest, __shfl_xor_sync(0xffffffffu, largest, offset));
       }
       if (lane == 0) tileExponents[kCols + 2 * warp] = least, tileExponents[kCols + 2 * warp + 1] = largest;
-      asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
-      storeUnscaledByColumn(d, c, ldc, w.row + consumer * 64 + warp * 16 + lane / 4, 2 * (lane % 4), w.col, M, N, pairs,
-                            tileExponents, s, epilogue);
+    }
+    const bool listing = anyInWarpgroup(consumer, leftOut);
+    if (B_TRANSPOSED) {
+      storeUnscaledByColumn(d, c, ldc, row0, 2 * (lane % 4), w.col, M, N, pairs, tileExponents, s, epilogue);
+      listLeftOutTerms(listing, d, thresholds, warp * 16 + lane / 4, row0, w.col, lane % 4, slice, s, epilogue);
       continue;
     }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int64_t row = w.row + consumer * 64 + warp * 16 + 8 * h + lane / 4;
+      const int64_t row = row0 + 8 * h;
       if (row >= M) continue;
       const int unscale = -s.expA[row];
       auto storeRow = [&](auto unscaled) {
@@ -774,6 +877,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         storeRow([&](float x) { return scalbnf(x, unscale); });
       }
     }
+    listLeftOutTerms(listing, d, thresholds, warp * 16 + lane / 4, row0, w.col, lane % 4, slice, s, epilogue);
   }
 #endif
 }
@@ -887,32 +991,40 @@ __device__ __forceinline__ bool rowMarked(const Scratch& s, int64_t i) {
   return false;
 }
 
-// Column j's corrections, in order of k, into ks and values; returns how many.
-__device__ __forceinline__ int columnCorrections(const Scratch& s, int64_t j, int32_t (&ks)[kColumnCorrections],
-                                                 float (&values)[kColumnCorrections]) {
-  int count = 0;
-  for (int32_t e = s.colHead[j]; e > 0 && count < kColumnCorrections; e = s.corrB[e - 1].next) {
-    const CorrectionB x = s.corrB[e - 1];
-    int y = count++;
+// A row's or column's corrections (`count` of its slots, in the order they were found), in order of k, into ks and
+// values.
+template <int MOST>
+__device__ __forceinline__ void sortedCorrections(const Correction* slots, int count, int32_t (&ks)[MOST],
+                                                  float (&values)[MOST]) {
+  for (int e = 0; e < count; ++e) {
+    const Correction x = slots[e];
+    int y = e;
     for (; y > 0 && ks[y - 1] > x.k; --y) ks[y] = ks[y - 1], values[y] = values[y - 1];
     ks[y] = x.k, values[y] = x.value;
   }
+}
+
+// Column j's corrections (it is not marked), in order of k, into ks and values; returns how many.
+__device__ __forceinline__ int columnCorrections(const Scratch& s, int64_t j, int32_t (&ks)[kColumnCorrections],
+                                                 float (&values)[kColumnCorrections]) {
+  const int count = min(s.colCorrections[j], kColumnCorrections);
+  sortedCorrections(s.colSlots + j * kColumnCorrections, count, ks, values);
   return count;
 }
 
 // C(i, j), in the slice of K each k falls in, plus column j's corrections (ks, values: count of them, in order of
-// k) with k in [kBegin, kBegin + depth) (A whole, from k 0): α·A_ik·B_kj with A's value where fp16 held it (0 where
+// k) with k − kBegin in [first, last) (A whole, from k 0): α·A_ik·B_kj with A's value where fp16 held it (0 where
 // it did not: a correction of row i adds that term). α scales the value that is not tiny, so that α = 1 adds the
 // term exactly as without it.
 __device__ __forceinline__ void addColumnCorrections(const float* A, int64_t lda, bool aTransposed, float* C,
-                                                     int64_t ldc, int64_t i,
-                                                     int64_t j, const int32_t (&ks)[kColumnCorrections],
+                                                     int64_t ldc, int64_t i, int64_t j,
+                                                     const int32_t (&ks)[kColumnCorrections],
                                                      const float (&values)[kColumnCorrections], int count,
-                                                     int64_t kBegin, int64_t depth, int64_t sliceDepth,
+                                                     int64_t kBegin, int64_t first, int64_t last, int64_t sliceDepth,
                                                      int64_t sliceStride, const Scratch& s, float alpha) {
   for (int q = 0; q < count; ++q) {
     const int64_t k = ks[q] - kBegin;
-    if (k < 0 || k >= depth) continue;
+    if (k < first || k >= last) continue;
     const float held = __half2float(s.a[i * s.lda + ks[q]]), value = *elementAt(A, lda, i, ks[q], aTransposed);
     const float a = held != 0.0f ? value : 0.0f;  // both loaded at once: a thread's chain of loads is its time
     float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + i * ldc + j;
@@ -920,93 +1032,94 @@ __device__ __forceinline__ void addColumnCorrections(const float* A, int64_t lda
   }
 }
 
-// The corrections' work: `units` (rows' segments, or columns) each `length` long (C's columns, or rows), cut into
-// chunks so that there are about `blocks` items when units are few (one value's correction spread over many blocks,
-// not one block walking all of C's row or column), one item a unit when they are many. Item `item` is unit `unit`'s
-// elements [begin, end).
-struct CorrectionItems {
-  int64_t chunks, chunkLength, items;
-  __device__ __forceinline__ CorrectionItems(int units, int64_t length, int blocks) {
-    chunks = min(max(int64_t{blocks} / max(units, 1), int64_t{1}), max((length + blockDim.x - 1) / blockDim.x, int64_t{1}));
-    chunkLength = (length + chunks - 1) / chunks;
-    items = units * chunks;
-  }
-  __device__ __forceinline__ void at(int64_t item, int64_t length, int& unit, int64_t& begin, int64_t& end) const {
-    unit = static_cast<int>(item / chunks);
-    begin = item % chunks * chunkLength;
-    end = min(begin + chunkLength, length);
-  }
-};
-
-// The rows' corrections, a thread a column (but the marked ones): the row's corrections with k in this chunk of K,
-// in order of k (α·A_ik·B_kj, B as the caller holds it, α scaling B_kj as addColumnCorrections scales A_ik), then
-// the column's.
+// C(i, j), in the slice of K each k falls in, plus row i's corrections with k − kBegin in [first, last), in order of
+// k: α·A_ik·B_kj, B as the caller holds it (B whole, from k 0), α scaling B_kj as addColumnCorrections scales A_ik.
 template <bool B_TRANSPOSED>
-__device__ __forceinline__ void correctRows(const float* __restrict__ A, int64_t lda, bool aTransposed,
-                                            const float* __restrict__ B,
-                                            int64_t ldb, float* C, int64_t ldc, int64_t N, int64_t kBegin, int64_t depth,
-                                            int64_t sliceDepth, int64_t sliceStride, int block, int blocks,
-                                            const Scratch& s, float alpha) {
-  const CorrectionItems work(min(static_cast<int>(s.header[kSegACount]), kCorrectionRows), N, blocks);
-  for (int64_t item = block; item < work.items; item += blocks) {
-    int segment;
-    int64_t begin, end;
-    work.at(item, N, segment, begin, end);
-    const RowSegment row = s.segA[segment];
-    if (row.count == 0) continue;  // its corrections did not fit: the row is marked
-    for (int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
-      if (s.colFlag[j]) continue;
-      for (int e = 0; e < row.count; ++e) {
-        const CorrectionA x = s.corrA[row.first + e];
-        const int64_t k = x.k - kBegin;
-        if (k < 0 || k >= depth) continue;
-        float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + row.row * ldc + j;
-        *out = fmaf(x.value, alpha * *elementAt(B, ldb, x.k, j, B_TRANSPOSED), *out);
-      }
-      if (s.colHead[j] > 0) {
-        int32_t ks[kColumnCorrections];
-        float values[kColumnCorrections];
-        const int count = columnCorrections(s, j, ks, values);
-        addColumnCorrections(A, lda, aTransposed, C, ldc, row.row, j, ks, values, count, kBegin, depth, sliceDepth,
-                             sliceStride, s, alpha);
-      }
+__device__ __forceinline__ void addRowCorrections(const float* __restrict__ B, int64_t ldb, float* C, int64_t ldc,
+                                                  int64_t i, int64_t j, int64_t kBegin, int64_t first, int64_t last,
+                                                  int64_t sliceDepth, int64_t sliceStride, const Scratch& s,
+                                                  float alpha) {
+  int32_t ks[kRowCorrections];
+  float values[kRowCorrections];
+  const int count = min(s.rowTerms[i], kRowCorrections);  // the row is not marked: at most its share
+  sortedCorrections(s.rowSlots + i * kRowCorrections, count, ks, values);
+  for (int e = 0; e < count; ++e) {
+    const int64_t k = ks[e] - kBegin;
+    if (k < first || k >= last) continue;
+    float* const out = C + (sliceDepth > 0 ? k / sliceDepth : 0) * sliceStride + i * ldc + j;
+    *out = fmaf(values[e], alpha * *elementAt(B, ldb, ks[e], j, B_TRANSPOSED), *out);
+  }
+}
+
+// C(i, j)'s left-out terms with k − kBegin in [first, last), each into its slice of K: row i's, then column j's
+// (neither marked). Every correction of an element goes through here, in this order, so that the bits are the
+// same whichever way it was chosen.
+template <bool B_TRANSPOSED>
+__device__ __forceinline__ void correctElement(const float* __restrict__ A, int64_t lda, bool aTransposed,
+                                               const float* __restrict__ B, int64_t ldb, float* C, int64_t ldc,
+                                               int64_t i, int64_t j, int64_t kBegin, int64_t first, int64_t last,
+                                               int64_t sliceDepth, int64_t sliceStride, const Scratch& s, float alpha) {
+  addRowCorrections<B_TRANSPOSED>(B, ldb, C, ldc, i, j, kBegin, first, last, sliceDepth, sliceStride, s, alpha);
+  if (s.colCorrections[j] > 0) {
+    int32_t ks[kColumnCorrections];
+    float values[kColumnCorrections];
+    const int count = columnCorrections(s, j, ks, values);
+    addColumnCorrections(A, lda, aTransposed, C, ldc, i, j, ks, values, count, kBegin, first, last, sliceDepth,
+                         sliceStride, s, alpha);
+  }
+}
+
+// Where the product listed more elements than the list holds with β ≠ 0 (kCorrectAll): every element of the rows with
+// corrections, a block a row and a thread a column (but the marked ones), then in the other rows every element of
+// the columns with corrections, a block a column and a thread a row, each element by correctElement with all of
+// this chunk's k. (A rare path: each row or column is a pass over C's.)
+template <bool B_TRANSPOSED>
+__device__ __forceinline__ void correctAll(const float* __restrict__ A, int64_t lda, bool aTransposed,
+                                           const float* __restrict__ B, int64_t ldb, float* C, int64_t ldc, int64_t M,
+                                           int64_t N, int64_t kBegin, int64_t depth, int64_t sliceDepth,
+                                           int64_t sliceStride, int block, int blocks, const Scratch& s, float alpha) {
+  for (int64_t unit = block; unit < M + N; unit += blocks) {
+    const bool row = unit < M;
+    const int64_t index = row ? unit : unit - M;
+    if (row ? s.rowTerms[index] == 0 || s.rowTerms[index] > kRowCorrections
+            : s.colCorrections[index] == 0 || s.colFlag[index])
+      continue;
+    for (int64_t other = threadIdx.x; other < (row ? N : M); other += blockDim.x) {
+      const int64_t i = row ? index : other, j = row ? other : index;
+      if (row ? s.colFlag[j] != 0 : s.rowTerms[i] != 0 || rowMarked(s, i)) continue;
+      correctElement<B_TRANSPOSED>(A, lda, aTransposed, B, ldb, C, ldc, i, j, kBegin, 0, depth, sliceDepth,
+                                   sliceStride, s, alpha);
     }
   }
 }
 
-// The columns' corrections in the rows that have none of their own (correctRows adds them there), a thread a row
-// (but the marked ones).
-__device__ __forceinline__ void correctColumns(const float* __restrict__ A, int64_t lda, bool aTransposed, float* C,
-                                               int64_t ldc,
-                                               int64_t M, int64_t kBegin, int64_t depth, int64_t sliceDepth,
-                                               int64_t sliceStride, int block, int blocks, const Scratch& s,
-                                               float alpha) {
-  const CorrectionItems work(min(static_cast<int>(s.header[kCorrColCount]), kCorrections), M, blocks);
-  for (int64_t item = block; item < work.items; item += blocks) {
-    int column;
-    int64_t begin, end;
-    work.at(item, M, column, begin, end);
-    const int64_t j = s.corrCols[column];
-    if (s.colFlag[j]) continue;
-    int32_t ks[kColumnCorrections];
-    float values[kColumnCorrections];
-    const int count = columnCorrections(s, j, ks, values);  // once an item, for all its rows
-    for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x)
-      if (!s.rowCorrected[i] && !rowMarked(s, i))
-        addColumnCorrections(A, lda, aTransposed, C, ldc, i, j, ks, values, count, kBegin, depth, sliceDepth,
-                             sliceStride, s, alpha);
+// The elements the product listed (listLeftOutTerms), a thread each: its left-out terms with k in its slice. An
+// element of a marked row or column is left to its recomputation.
+template <bool B_TRANSPOSED>
+__device__ __forceinline__ void correctListed(const float* __restrict__ A, int64_t lda, bool aTransposed,
+                                              const float* __restrict__ B, int64_t ldb, float* C, int64_t ldc,
+                                              int64_t kBegin, int64_t depth, int64_t sliceDepth, int64_t sliceStride,
+                                              int block, int blocks, const Scratch& s, float alpha) {
+  const int64_t count = min(static_cast<int64_t>(s.header[kListedCount]), s.listedMost);
+  for (int64_t e = int64_t{block} * blockDim.x + threadIdx.x; e < count; e += int64_t{blocks} * blockDim.x) {
+    const ListedElement x = s.listed[e];
+    if (s.colFlag[x.col] || rowMarked(s, x.row)) continue;
+    const int64_t first = sliceDepth > 0 ? x.slice * sliceDepth : 0;
+    const int64_t last = sliceDepth > 0 ? min(depth, first + sliceDepth) : depth;
+    correctElement<B_TRANSPOSED>(A, lda, aTransposed, B, ldb, C, ldc, x.row, x.col, kBegin, first, last, sliceDepth,
+                                 sliceStride, s, alpha);
   }
 }
 
 // The marked rows and columns of C, slice blockIdx.z, by fp32 FMAs, and the corrections, in one launch: its first
-// rowBlocks blocks take the marked rows, the next columnBlocks the marked columns, then kCorrectionBlocks the rows'
-// corrections and kCorrectionBlocks the columns' (in slice 0's blocks alone: each correction goes into the slice its
-// k falls in). Each element is written by one of them (a marked row's marked columns by the columns' part, a
-// corrected row's corrected columns by the rows' corrections), so that none waits for another. (Two launches, one
-// after the other, each read of B or A at a fraction of the bandwidth, took a marked row and column at 4096³ from
-// 0.316 to 0.448 ms: docs/kernels.md, "Step 5: tf32 on the fp16 tensor cores".) A and B start at this
-// chunk's first k, kOffset into the caller's.
-constexpr int kCorrectionBlocks = 64;
+// rowBlocks blocks take the marked rows, the next columnBlocks the marked columns, then kCorrectionBlocks the
+// corrections (in slice 0's blocks alone: each correction goes into the slice its k falls in): the listed elements',
+// or where the list overflowed, every element's of the corrected rows and columns. Each element is written by one
+// of them (a marked row's marked columns by the columns' part; a marked row or column is never corrected), so that
+// none waits for another. (Two launches, one after the other, each read of B or A at a fraction of the bandwidth,
+// took a marked row and column at 4096³ from 0.316 to 0.448 ms: docs/kernels.md, "Step 5: tf32 on the fp16 tensor
+// cores".) A and B start at this chunk's first k, kOffset into the caller's.
+constexpr int kCorrectionBlocks = 128;
 template <bool B_TRANSPOSED>
 __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const float* __restrict__ A, int64_t lda,
                                                                        bool aTransposed,
@@ -1027,13 +1140,14 @@ __global__ void __launch_bounds__(32 * kRecomputeWarps, 2) recomputeMarked(const
   else if (block < corrections)
     recomputeColumns(A, lda, aTransposed, C, ldc, M, begin, end, sliceStride, kOffset, block - rowBlocks, columnBlocks, s,
                      epilogue);
-  else if (blockIdx.z == 0 && block < corrections + kCorrectionBlocks)
-    correctRows<B_TRANSPOSED>(elementAt(A, lda, 0, -kOffset, aTransposed), lda, aTransposed,
-                              elementAt(B, ldb, -kOffset, 0, B_TRANSPOSED), ldb, C, ldc, N, kOffset, K, sliceDepth,
-                              sliceStride, block - corrections, kCorrectionBlocks, s, epilogue.alpha);
+  else if (blockIdx.z == 0 && !s.header[kCorrectAll])
+    correctListed<B_TRANSPOSED>(elementAt(A, lda, 0, -kOffset, aTransposed), lda, aTransposed,
+                                elementAt(B, ldb, -kOffset, 0, B_TRANSPOSED), ldb, C, ldc, kOffset, K, sliceDepth,
+                                sliceStride, block - corrections, kCorrectionBlocks, s, epilogue.alpha);
   else if (blockIdx.z == 0)
-    correctColumns(elementAt(A, lda, 0, -kOffset, aTransposed), lda, aTransposed, C, ldc, M, kOffset, K, sliceDepth,
-                   sliceStride, block - corrections - kCorrectionBlocks, kCorrectionBlocks, s, epilogue.alpha);
+    correctAll<B_TRANSPOSED>(elementAt(A, lda, 0, -kOffset, aTransposed), lda, aTransposed,
+                             elementAt(B, ldb, -kOffset, 0, B_TRANSPOSED), ldb, C, ldc, M, N, kOffset, K, sliceDepth,
+                             sliceStride, block - corrections, kCorrectionBlocks, s, epilogue.alpha);
 }
 
 // --- the launch -------------------------------------------------------------------------------------------------
@@ -1052,13 +1166,14 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
   constexpr size_t kRunWords = kRunWordCount * sizeof(uint32_t);  // found again each run: the header's first words
   if (!o.scratchHoldsB) {
     checkCuda(cudaMemsetAsync(s.header, 0, sizeof(uint32_t) * kHeaderWords, stream), "cudaMemsetAsync(wgmma-f16 header)");
-    checkCuda(cudaMemsetAsync(s.colFlag, 0, sizeof(uint32_t) * 3 * o.n, stream), "cudaMemsetAsync(wgmma-f16 columns)");
+    checkCuda(cudaMemsetAsync(s.colFlag, 0, sizeof(uint32_t) * 2 * o.n, stream), "cudaMemsetAsync(wgmma-f16 columns)");
     scaleRowsOfB<B_TRANSPOSED><<<passBlocks(B_TRANSPOSED ? o.n : o.k), kPassThreads, 0, stream>>>(o.exactB, o.exactLdb,
                                                                                                o.k, o.n, s);
     checkCuda(cudaGetLastError(), "wgmma-f16: B in fp16");
   } else {
     checkCuda(cudaMemsetAsync(s.header, 0, kRunWords, stream), "cudaMemsetAsync(wgmma-f16 header)");
   }
+  checkCuda(cudaMemsetAsync(s.rowTerms, 0, sizeof(int32_t) * o.m, stream), "cudaMemsetAsync(wgmma-f16 rows)");
   if (o.transA)
     scaleRowsOfAFromAT<B_TRANSPOSED><<<passBlocks((o.m + kRowsPerBlock - 1) / kRowsPerBlock), kPassThreads, 0, stream>>>(
         o.a, o.lda, o.m, o.k, s);
@@ -1086,6 +1201,8 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
                      : tileMap(s.b + begin * s.ldb, std::max<int64_t>(depth, 1), o.n, s.ldb, kDepth, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
     const int64_t sliceDepth = o.slices == 1 ? 0 : o.sliceDepth, tiles = tilesPerSlice * slices;
     float* const c = o.c + first * o.sliceStride;
+    if (first > 0)  // each chunk's product lists its own elements
+      checkCuda(cudaMemsetAsync(&s.header[kListedCount], 0, sizeof(uint32_t), stream), "cudaMemsetAsync(wgmma-f16 list)");
     f16Gemm<B_TRANSPOSED><<<static_cast<unsigned>(std::min<int64_t>(tiles, multiprocessors())), kThreads, kSharedBytes, stream>>>(
         mapA, mapB, c, o.ldc, o.m, depth, o.n, sliceDepth, o.sliceStride, tiles, pairs, s, o.epilogue);
     checkCuda(cudaGetLastError(), "wgmma-f16");
@@ -1093,7 +1210,7 @@ void launchLayout(const GemmOperands& o, Precision precision, cudaStream_t strea
       return static_cast<int>(std::clamp<int64_t>((units + perBlock - 1) / perBlock, 1, kRecomputeBlocks));
     };
     const int rowBlocks = blocks(o.n, 32), columnBlocks = blocks(o.m, kRecomputeWarps);
-    const unsigned grid = static_cast<unsigned>(rowBlocks + columnBlocks + 2 * kCorrectionBlocks);
+    const unsigned grid = static_cast<unsigned>(rowBlocks + columnBlocks + kCorrectionBlocks);
     recomputeMarked<B_TRANSPOSED><<<dim3(grid, 1, static_cast<unsigned>(slices)), 32 * kRecomputeWarps, 0, stream>>>(
         elementAt(o.a, o.lda, 0, begin, o.transA), o.lda, o.transA,
         elementAt(o.exactB, o.exactLdb, begin, 0, B_TRANSPOSED), o.exactLdb, c, o.ldc, o.m, depth, o.n, sliceDepth,

@@ -208,4 +208,24 @@ static __device__ __noinline__ void recomputeNonFinite(float* C, int64_t ldc, co
   }
 }
 
+// --- cp.async: global → shared without passing through registers (sm_80+) ---------------------------------
+
+// Fills BYTES (4 or 16) at dst: the first `read` of them (a multiple of 4, at most BYTES) copied from src, the rest
+// zeros (src is not read where `read` is 0).
+template <int BYTES>
+__device__ __forceinline__ void copyAsync(void* dst, const void* src, int read) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(read));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(address), "l"(src), "r"(read));
+}
+
+__device__ __forceinline__ void commitCopies() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int PENDING>
+__device__ __forceinline__ void waitForCopies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+}
+
 }  // namespace cuda_matmul
