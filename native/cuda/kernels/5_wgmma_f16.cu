@@ -37,11 +37,12 @@
 // product on the same host (0.191 ms at 4096³, 1.53 at 8192³; the passes ~70 µs at 4096³ at DRAM's speed): 4096³
 // ~0.26 ms (1.35× cuBLAS TF32), 8192³ ~1.8 (1.5×). Measured on an H100 (docs/kernels.md, "Step 5: tf32 on the fp16
 // tensor cores"), cuBLAS TF32 in the same run, 40 back to back: 4096³ 0.309–0.312 ms (1.09×; with 1 678 tiny values
-// in each operand, 0.333–0.337, 1.01×), 8192³ 1.974 (1.50×), error 2.6e-4 as cuBLAS TF32's. Short of the
-// prediction: the product runs at 73% of the fp16 pipe's peak at ncu's locked clock (247 µs at 4096³; cuBLAS's
-// ~80%), the passes take 72 µs (35 + 37, at 69–75% of DRAM's peak: a row that one power of two holds whole, most
-// rows, is scaled by a multiply a value with no test of each; 85 µs and ~40 instructions a value when each value
-// was tested), and ~10 µs go to the launches of the recomputations and fallback that do nothing on ordinary data.
+// in each operand, 0.333–0.337, 1.01×), 8192³ 1.974 (1.50×, before the listing), error 2.6e-4 as cuBLAS TF32's.
+// Short of the prediction: the product runs at 73% of the fp16 pipe's peak at ncu's locked clock (247 µs at 4096³;
+// cuBLAS's ~80%), the passes take 72 µs (35 + 37, at 69–75% of DRAM's peak: a row that one power of two holds
+// whole, most rows, is scaled by a multiply a value with no test of each; 85 µs and ~40 instructions a value when
+// each value was tested), and ~10 µs go to the launches of the recomputations and fallback that do nothing on
+// ordinary data.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
