@@ -15,10 +15,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Polling stops once no call in flight has ended for this long: the rest wait on the thread pool, so the event
-// loop never spins for long on work stuck behind other work on the GPU. Long enough for a product that reads a
-// gigabyte or two (a query against a 1 000 000 × 768 corpus, 1 ms on an H100): handed to the pool, its Promise
-// settled 0.1–0.15 ms after the kernel ended, against a few microseconds polled (docs/kernels.md, "Step 6: few rows").
-constexpr auto kSpin = std::chrono::microseconds(2000);
+// loop never spins for long on work stuck behind other work on the GPU. Long enough for a product that moves five
+// gigabytes (512 queries against a 1 000 000 × 768 corpus in tf32, its 3 GB read and 2 GB of scores written: 2.4 ms
+// on an H100): handed to the pool, its Promise settled 0.1–0.15 ms after the kernel ended, against a few
+// microseconds polled (docs/transfers.md, "The inline route").
+constexpr auto kSpin = std::chrono::microseconds(5000);
 // Host copies after the work up to this size run on the JavaScript thread (64 KiB: a few microseconds).
 constexpr int64_t kInlineFinishBytes = 64 * 1024;
 

@@ -23,7 +23,7 @@
 //     so that the blocks at work share B's columns in L2; 256-row tiles: in groups of 8 tile rows): the producer
 //     loads the next tile while the consumers store the last.
 // Special values and magnitudes as steps 2 and 3 (kernels/helpers.cuh); long K split by the plan into slices; α and β
-// applied as C is stored. Predicted: 64×768×100000 is B's 307 MB read once, ~110 µs at 2.8 TB/s (~90 TFLOP/s),
+// applied as C is stored, except in a plain product's tiles inside C, stored as they are (storeProductInside). Predicted: 64×768×100000 is B's 307 MB read once, ~110 µs at 2.8 TB/s (~90 TFLOP/s),
 // 3xTF32's tensor work ~60% of that. Measured on an H100 (docs/kernels.md, "Step 4: wgmma-t, B read as stored"), cuBLAS in the same run: fp32 0.141
 // ms, 69.7 TFLOP/s, 1.62× cuBLAS SGEMM (mma 0.97×), error 2.5e-7 against 5.0e-7; tf32 0.126 ms, 1.14× cuBLAS TF32
 // (mma 0.94×). fp32 falls short of the memory bound: each consumer waits for its stage's 12 wgmmas before adding
@@ -205,6 +205,81 @@ __device__ __forceinline__ void loadFragmentB(float (&b)[4], const uint8_t* tile
   b[2] = at.swapped ? x0 : x1;  // (g, t + 4)
   b[1] = at.swapped ? x3 : x2;  // (g + 8, t)
   b[3] = at.swapped ? x2 : x3;  // (g + 8, t + 4)
+}
+
+// The store of a consumer thread's accumulators, d[4j + 2h + q] being C(row0 + 8j + q, col0 + 8h) of its tile:
+// through the epilogue (storeThroughEpilogue), or, for a plain product on a tile wholly inside C, as they are
+// (storeProductInside). Both return the non-finite ones in recomputeNonFinite's order (x: the column, r = h; y: the
+// row, 8j + q), for it to write.
+
+// Every accumulator into C at `at` = &C(row0, col0), from a pointer stepped a row at a time, with no bounds to check
+// and none of C read. The tensor cores wait while the consumers store, so the store's instructions count: through
+// the general path (bounds, 64-bit addresses and the non-finite check per element) 512×768×1000000 tf32 ran 797 M
+// warp instructions in 2.85–2.95 ms; this way 403 M in 2.35–2.37 (docs/kernels.md, "Step 4: wgmma-t, B read as
+// stored").
+template <int ROWS>
+__device__ __forceinline__ NonFinite storeProductInside(const float (&d)[ROWS / 2], float* at, int64_t ldc) {
+  float probe = 0.0f;
+#pragma unroll
+  for (int j = 0; j < ROWS / 8; ++j, at += 8 * ldc)
+#pragma unroll
+    for (int q = 0; q < 2; ++q)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        at[q * ldc + 8 * h] = d[4 * j + 2 * h + q];
+        probe = nonFiniteProbe(d[4 * j + 2 * h + q], probe);
+      }
+  NonFinite nonFinite;
+  if (finite(probe)) return nonFinite;
+#pragma unroll
+  for (int j = 0; j < ROWS / 8; ++j)
+#pragma unroll
+    for (int q = 0; q < 2; ++q)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (!finite(d[4 * j + 2 * h + q])) nonFinite.note(2 * (ROWS / 8) * h + 2 * j, 1u << q);
+  return nonFinite;
+}
+
+// The finite accumulators through the epilogue, inside M×N, C's old values for 4 values of j loaded before they are
+// stored (in flight together, as storeRowPairs has them); `every`: none stored, all to be recomputed.
+template <int ROWS>
+__device__ __forceinline__ NonFinite storeThroughEpilogue(const float (&d)[ROWS / 2], float* c, int64_t ldc,
+                                                          int64_t row0, int64_t col0, int64_t M, int64_t N, bool every,
+                                                          const Epilogue& epilogue) {
+  NonFinite nonFinite = every ? NonFinite::every() : NonFinite{};
+  constexpr int kRowsInFlight = 4;
+  static_assert((ROWS / 8) % kRowsInFlight == 0, "whole groups of j");
+#pragma unroll
+  for (int first = 0; first < ROWS / 8; first += kRowsInFlight) {
+    float old[kRowsInFlight][2][2];
+#pragma unroll
+    for (int j = first; j < first + kRowsInFlight; ++j)
+#pragma unroll
+      for (int q = 0; q < 2; ++q)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = row0 + 8 * j + q, col = col0 + 8 * h;
+          old[j - first][q][h] = oldOfC(epilogue, c + row * ldc + col, row < M && col < N && !every);
+        }
+#pragma unroll
+    for (int j = first; j < first + kRowsInFlight; ++j)
+#pragma unroll
+      for (int q = 0; q < 2; ++q) {
+        const int64_t row = row0 + 8 * j + q;
+        if (row >= M || every) continue;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int64_t col = col0 + 8 * h;
+          const float x = d[4 * j + 2 * h + q];
+          if (!finite(x))
+            nonFinite.note(2 * (ROWS / 8) * h + 2 * j, 1u << q);
+          else if (col < N)
+            c[row * ldc + col] = scaledSum(epilogue, x, old[j - first][q][h]);
+        }
+      }
+  }
+  return nonFinite;
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -396,41 +471,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     const int64_t slice = sliceDepth > 0 ? w.kBegin / sliceDepth : 0;
     float* const c = C + slice * sliceStride;
     const int64_t col0 = w.col + consumer * kColsPerConsumer + warp * 16 + g, row0 = w.row + 2 * t4;
-    // The finite ones through the epilogue, C's old values for 4 values of j loaded before they are stored (in
-    // flight together: storeRowPairs); the others noted in recomputeNonFinite's order (x: the column, r = h; y: the
-    // row, 8j + q).
-    NonFinite nonFinite = every ? NonFinite::every() : NonFinite{};
-    constexpr int kRowsInFlight = 4;
-    static_assert((kRows / 8) % kRowsInFlight == 0, "whole groups of j");
-#pragma unroll
-    for (int first = 0; first < kRows / 8; first += kRowsInFlight) {
-      float old[kRowsInFlight][2][2];
-#pragma unroll
-      for (int j = first; j < first + kRowsInFlight; ++j)
-#pragma unroll
-        for (int q = 0; q < 2; ++q)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int64_t row = row0 + 8 * j + q, col = col0 + 8 * h;
-            old[j - first][q][h] = oldOfC(epilogue, c + row * ldc + col, row < M && col < N && !every);
-          }
-#pragma unroll
-      for (int j = first; j < first + kRowsInFlight; ++j)
-#pragma unroll
-        for (int q = 0; q < 2; ++q) {
-          const int64_t row = row0 + 8 * j + q;
-          if (row >= M || every) continue;
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int64_t col = col0 + 8 * h;
-            const float x = d[4 * j + 2 * h + q];
-            if (!finite(x))
-              nonFinite.note(2 * (kRows / 8) * h + 2 * j, 1u << q);
-            else if (col < N)
-              c[row * ldc + col] = scaledSum(epilogue, x, old[j - first][q][h]);
-          }
-        }
-    }
+    NonFinite nonFinite;
+    if (!every && epilogue.storesProduct() && w.row + kRows <= M && w.col + T::kColsC <= N)
+      nonFinite = storeProductInside<kRows>(d, c + row0 * ldc + col0, ldc);
+    else
+      nonFinite = storeThroughEpilogue<kRows>(d, c, ldc, row0, col0, M, N, every, epilogue);
     if (nonFinite.any())
       recomputeNonFinite(c, ldc, elementAt(A, lda, 0, w.kBegin, A_TRANSPOSED),
                          lda, elementAt(B, ldb, w.kBegin, 0, B_TRANSPOSED), ldb, M, N, w.depth, col0, 2, row0, kRows / 8,

@@ -37,6 +37,10 @@ __device__ __forceinline__ void takeKSlice(int z, int64_t depth, int64_t stride,
 // takes no registers from the main loop.
 
 __device__ __forceinline__ bool finite(float x) { return (__float_as_uint(x) & 0x7f800000u) != 0x7f800000u; }
+// Where C's old values do not matter (Epilogue::storesProduct), a store may write every accumulator and look for
+// non-finite ones afterwards, at one FMA each: probe stays 0 while every x is finite and becomes NaN at the first
+// that is not (x·0 is NaN for ±∞ and NaN).
+__device__ __forceinline__ float nonFiniteProbe(float x, float probe) { return fmaf(x, 0.0f, probe); }
 
 // The epilogue (kernel.h, Epilogue): α·x + β·old in two roundings, never fused into an FMA, as the host adds them for
 // host arrays (core/scaled_sum.h), so that a kernel gives the same bits on arrays as on Matrices. old is C's value

@@ -24,6 +24,8 @@ namespace cuda_matmul {
 // (helpers.cuh, epilogueValue). α = 1, β = 0 store x itself.
 struct Epilogue {
   float alpha = 1.0f, beta = 0.0f;
+  // α = 1, β = 0: the product itself, C's old values neither read nor scaled.
+  __host__ __device__ bool storesProduct() const { return alpha == 1.0f && beta == 0.0f; }
 };
 
 struct GemmOperands {
