@@ -23,8 +23,9 @@
 //     so that the blocks at work share B's columns in L2; 256-row tiles: in groups of 8 tile rows): the producer
 //     loads the next tile while the consumers store the last.
 // Special values and magnitudes as steps 2 and 3 (kernels/helpers.cuh); long K split by the plan into slices; α and β
-// applied as C is stored, except in a plain product's tiles inside C, stored as they are (storeProductInside). Predicted: 64×768×100000 is B's 307 MB read once, ~110 µs at 2.8 TB/s (~90 TFLOP/s),
-// 3xTF32's tensor work ~60% of that. Measured on an H100 (docs/kernels.md, "Step 4: wgmma-t, B read as stored"), cuBLAS in the same run: fp32 0.141
+// applied as C is stored, except in a plain product's tiles inside C, stored as they are (storeProductInside).
+// Predicted: 64×768×100000 is B's 307 MB read once, ~110 µs at 2.8 TB/s (~90 TFLOP/s), 3xTF32's tensor work ~60%
+// of that. Measured on an H100 (docs/kernels.md, "Step 4: wgmma-t, B read as stored"), cuBLAS in the same run: fp32 0.141
 // ms, 69.7 TFLOP/s, 1.62× cuBLAS SGEMM (mma 0.97×), error 2.5e-7 against 5.0e-7; tf32 0.126 ms, 1.14× cuBLAS TF32
 // (mma 0.94×). fp32 falls short of the memory bound: each consumer waits for its stage's 12 wgmmas before adding
 // them, so the tensor pipe runs while another consumer waits; two consumers (128 columns) gave 0.166 ms, three 0.141.
