@@ -436,10 +436,11 @@ void tuneRules(const cudaDeviceProp& props) {
               props.major, props.minor, props.multiProcessorCount, (long long)fp32Columns, (long long)fp32K,
               (long long)tf32Columns, (long long)tf32Rows, (long long)kept.wgmmaTf32MinK, (long long)longKRows,
               (long long)longK);
-  std::printf("     /* wgmma-t */ %lld, %lld, %lld, %lld, %lld, %lld,\n     /* 256×128 tiles */ %lld, %lld,\n",
+  std::printf("     /* wgmma-t */ %lld, %lld, %lld, %lld, %lld, %lld,\n     /* 256×128 tiles */ %lld, %lld, %lld,\n",
               (long long)kept.transposedMinK, (long long)kept.transposedMinColumns, (long long)kept.transposedFp32Columns,
               (long long)kept.transposedFp32BFloats, (long long)kept.transposedTallMinK,
-              (long long)kept.transposedTallMaxColumns, (long long)kept.largeTilesRows, (long long)kept.largeTilesWaveRows);
+              (long long)kept.transposedTallMaxColumns, (long long)kept.largeTilesRows, (long long)kept.largeTilesWaveRows,
+              (long long)kept.largeTilesPaddingPercent);
   std::printf("     /* wgmma-f16 */ {{%lld, %lld}, {%lld, %lld}, {%lld, %lld}},\n     /* Bᵀ in fp32 */ %lld},\n",
               (long long)half[0].size, (long long)half[0].k, (long long)half[1].size, (long long)half[1].k,
               (long long)half[2].size, (long long)half[2].k, (long long)kept.transposedBFp32Rows);

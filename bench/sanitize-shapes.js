@@ -50,15 +50,21 @@ for (const { kernel, precision, tolerance } of RUNS) {
     if (!(error < tolerance)) failures++;
     console.log(`${kernel} ${precision} ${m}×${k}×${n}: relative error vs CPU ${error.toExponential(2)}`);
   }
-  // Non-finite results are recomputed exactly (native/kernels/helpers.cuh, exactDot): an Infinity and a NaN.
-  const [m, k, n] = [97, 131, 61];
-  const a = random(m * k);
-  a[5 * k + 3] = Infinity;
-  a[9 * k + 7] = NaN;
-  const c = matmulSync(a, random(k * n), { m, k, n }, { backend: 'cuda', kernel, precision });
-  console.log(`${kernel} ${precision} special values: row 5 ${c[5 * n] === Infinity || c[5 * n] === -Infinity ? 'infinite' : 'NOT INFINITE'}, row 9 ${Number.isNaN(c[9 * n]) ? 'NaN' : 'NOT NaN'}`);
+  // Non-finite results are recomputed exactly (native/kernels/helpers.cuh, exactDot): an Infinity and a NaN; at
+  // 513×45×1000 in wgmma-t's tf32 256×128 tiles, after their TMA stores.
+  for (const [m, k, n] of [[97, 131, 61], [513, 45, 1000]]) {
+    const a = random(m * k);
+    a[5 * k + 3] = Infinity;
+    a[9 * k + 7] = NaN;
+    const c = matmulSync(a, random(k * n), { m, k, n }, { backend: 'cuda', kernel, precision });
+    const infinite = c[5 * n] === Infinity || c[5 * n] === -Infinity, nan = Number.isNaN(c[9 * n]);
+    if (!infinite || !nan) failures++;
+    console.log(`${kernel} ${precision} special values ${m}×${k}×${n}: row 5 ${infinite ? 'infinite' : 'NOT INFINITE'}, row 9 ${nan ? 'NaN' : 'NOT NaN'}`);
+  }
   if (kernel === 'wgmma-f16' && precision === 'tf32') {
     // Past 4 marked rows wgmma-f16's product is step 4's (its fallback): 40 rows with a NaN each.
+    const [m, k, n] = [97, 131, 61];
+    const a = random(m * k);
     for (let r = 0; r < 40; r++) a[(2 * r) * k + r] = NaN;
     const d = matmulSync(a, random(k * n), { m, k, n }, { backend: 'cuda', kernel, precision });
     const nanRows = Array.from({ length: 40 }, (_, r) => Number.isNaN(d[2 * r * n + 1])).filter(Boolean).length;

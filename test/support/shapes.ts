@@ -94,6 +94,16 @@ export const WGMMA_T_256_TILE_SHAPES: Case[] = [
 ];
 
 /**
+ * From 256 rows to 511 over more than half the SMs' worth of 256×128 tiles, 'auto' takes wgmma-t in tf32
+ * (kernels/choose.h, autoKernel): 300×257×4500 on its 64×192 tiles, 500×257×4500 on its 256×128 (largeTilesPay).
+ * Every edge cut.
+ */
+export const MID_ROWS_MANY_TILES_SHAPES: Case[] = [
+  { m: 300, k: 257, n: 4500 },
+  { m: 500, k: 257, n: 4501 },
+];
+
+/**
  * Products under 256 rows, for which 'auto' takes wgmma-t (tf32; fp32 where B has 1024 columns or more) or wgmma
  * (fp32, 64-row tiles) on an H100/H200, K split in slices from 256 deep to fill the SMs (kernels/choose.h,
  * wgmmaTransposedPaysFor, fillSlices): 100×3000×500 in 11 slices of 288 (tf32) and 4 of 768 (fp32); 1×2049×77 in 8,

@@ -23,7 +23,9 @@
 //     so that the blocks at work share B's columns in L2; 256-row tiles: in groups of 8 tile rows): the producer
 //     loads the next tile while the consumers store the last.
 // Special values and magnitudes as steps 2 and 3 (kernels/helpers.cuh); long K split by the plan into slices; α and β
-// applied as C is stored, except in a plain product's tiles inside C, stored as they are (storeProductInside).
+// applied as C is stored. A plain product's tiles go out as they are: the 256×128 tiles through shared memory by TMA
+// stores (storeProductByTma), which clip the edges, the others directly where they lie wholly inside C
+// (storeProductInside).
 // Predicted: 64×768×100000 is B's 307 MB read once, ~110 µs at 2.8 TB/s (~90 TFLOP/s), 3xTF32's tensor work ~60%
 // of that. Measured on an H100 (docs/kernels.md, "Step 4: wgmma-t, B read as stored"), cuBLAS in the same run: fp32 0.141
 // ms, 69.7 TFLOP/s, 1.62× cuBLAS SGEMM (mma 0.97×), error 2.5e-7 against 5.0e-7; tf32 0.126 ms, 1.14× cuBLAS TF32
@@ -55,6 +57,7 @@ using namespace hopper;
 constexpr int kDepth = kTileWidth;    // k per stage: one swizzle row of A's tile
 constexpr int kColsPerConsumer = 64;  // columns of C per consumer warpgroup: wgmma's M
 constexpr int kStageBudget = 200 * 1024;
+constexpr int kStagedRows = 32;  // rows of C a consumer stages at a time (storeProductByTma)
 
 // SPLIT: fp32 by 3xTF32 (A's stage tile is followed by its remainders); else tf32. CONSUMERS warpgroups multiply,
 // 64 columns of C each: three keep the tensor pipe busier while each waits for its stage's wgmmas (64×768×100000
@@ -82,8 +85,11 @@ struct Config {
   __host__ __device__ static constexpr int stages(bool aTransposed) {
     return kStageBudget / stageBytes(aTransposed) < 8 ? kStageBudget / stageBytes(aTransposed) : 8;
   }
-  // Stages, then 3 mbarriers per stage; +1024 so the stages can start 1024-byte aligned (the swizzle's period).
-  __host__ __device__ static constexpr int sharedBytes(bool aTransposed) { return stages(aTransposed) * (stageBytes(aTransposed) + 3 * 8) + 1024; }
+  // Stages, the store's staging buffers, then 3 mbarriers per stage; +1024 so the stages can start 1024-byte aligned
+  // (the swizzle's period).
+  __host__ __device__ static constexpr int sharedBytes(bool aTransposed) {
+    return stages(aTransposed) * (stageBytes(aTransposed) + 3 * 8) + kStagingBytes + 1024;
+  }
   static constexpr int kAccumulators = ROWS / 2;  // per consumer thread: ROWS × 64 over 128 threads
   // tf32 keeps a stage's wgmmas in flight while the next stage's fragments load (as step 3); fp32 waits for each
   // stage's to add them to the accumulators.
@@ -92,6 +98,10 @@ struct Config {
   // that the blocks at work share B's columns and A's rows in L2. 256-row tiles at 8192³: groups of 8 2.756 ms,
   // of 4 2.766 (docs/kernels.md, "Step 4: wgmma-t, B read as stored").
   static constexpr int kGroupRows = ROWS == 64 ? 0 : 8;
+  // 256-row tiles of a plain product go out through shared memory by TMA stores (storeProductByTma), 32 rows at a
+  // time, two buffers a consumer; the other tiles' stages leave no room for them.
+  static constexpr bool kStagedStore = ROWS == 256;
+  static constexpr int kStagingBytes = kStagedStore ? CONSUMERS * 2 * kStagedRows * kColsPerConsumer * 4 : 0;
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -209,9 +219,23 @@ __device__ __forceinline__ void loadFragmentB(float (&b)[4], const uint8_t* tile
 }
 
 // The store of a consumer thread's accumulators, d[4j + 2h + q] being C(row0 + 8j + q, col0 + 8h) of its tile:
-// through the epilogue (storeThroughEpilogue), or, for a plain product on a tile wholly inside C, as they are
-// (storeProductInside). Both return the non-finite ones in recomputeNonFinite's order (x: the column, r = h; y: the
-// row, 8j + q), for it to write.
+// through the epilogue (storeThroughEpilogue), or, for a plain product, as they are: staged in shared memory for
+// TMA stores (storeProductByTma), or on a tile wholly inside C directly (storeProductInside). The non-finite ones go
+// to recomputeNonFinite, in its order (nonFiniteOf).
+
+// This thread's non-finite accumulators, in recomputeNonFinite's order (x: the column, r = h; y: the row, 8j + q).
+template <int ROWS>
+__device__ __forceinline__ NonFinite nonFiniteOf(const float (&d)[ROWS / 2]) {
+  NonFinite nonFinite;
+#pragma unroll
+  for (int j = 0; j < ROWS / 8; ++j)
+#pragma unroll
+    for (int q = 0; q < 2; ++q)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (!finite(d[4 * j + 2 * h + q])) nonFinite.note(2 * (ROWS / 8) * h + 2 * j, 1u << q);
+  return nonFinite;
+}
 
 // Every accumulator into C at `at` = &C(row0, col0), from a pointer stepped a row at a time, with no bounds to check
 // and none of C read. The tensor cores wait while the consumers store, so the store's instructions count: through
@@ -230,16 +254,57 @@ __device__ __forceinline__ NonFinite storeProductInside(const float (&d)[ROWS / 
         at[q * ldc + 8 * h] = d[4 * j + 2 * h + q];
         probe = nonFiniteProbe(d[4 * j + 2 * h + q], probe);
       }
-  NonFinite nonFinite;
-  if (finite(probe)) return nonFinite;
+  return finite(probe) ? NonFinite{} : nonFiniteOf<ROWS>(d);
+}
+
+// Every accumulator of this consumer's ROWS × 64 part of the tile at C(row, col), through `staging` (two buffers of
+// kStagedRows rows, each two TMA boxes of 32 columns in the 128-byte swizzle) and TMA stores, which leave out what
+// lies outside C: the consumers go back to the tensor cores once their values are in shared memory, the stores
+// running meanwhile. `chunks` counts the buffers this consumer has filled; a buffer is refilled once the store
+// before last has read it. Named barrier `barrier` joins the consumer's warpgroup; its first thread issues the
+// stores. Returns whether any accumulator of the warpgroup is not finite; those are in C once bulkWaitWritten.
+// A warp's writes for one (j, q, h), rows 2·t4 + q by columns g, fall on 16-byte chunks (c / 4) ^ (row % 8) that
+// differ in every lane group: no bank conflicts.
+template <int ROWS>
+__device__ __forceinline__ bool storeProductByTma(const float (&d)[ROWS / 2], uint8_t* staging, const CUtensorMap* mapC,
+                                                  int row, int col, int barrier, bool lead, int& chunks) {
+  constexpr int kBoxBytes = kStagedRows * kTileWidth * 4, kJPerChunk = kStagedRows / 8;
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
+  uint32_t at[2][2];  // at[q][h]: where this thread's (j = 0, q, h) value lies in a buffer
 #pragma unroll
-  for (int j = 0; j < ROWS / 8; ++j)
+  for (int q = 0; q < 2; ++q)
 #pragma unroll
-    for (int q = 0; q < 2; ++q)
+    for (int h = 0; h < 2; ++h) {
+      const int c = (warp % 2) * 16 + 8 * h + g, r = 2 * t4 + q;
+      at[q][h] = (warp / 2) * kBoxBytes + r * 128 + 16 * ((c / 4) ^ r) + 4 * (c % 4);
+    }
+  float probe = 0.0f;
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
-        if (!finite(d[4 * j + 2 * h + q])) nonFinite.note(2 * (ROWS / 8) * h + 2 * j, 1u << q);
-  return nonFinite;
+  for (int chunk = 0; chunk < ROWS / kStagedRows; ++chunk, ++chunks) {
+    uint8_t* const buffer = staging + (chunks % 2) * 2 * kBoxBytes;
+    if (chunks >= 2) {
+      if (lead) bulkWaitRead<1>();
+      namedBarrier(barrier, 128);
+    }
+#pragma unroll
+    for (int jj = 0; jj < kJPerChunk; ++jj)
+#pragma unroll
+      for (int q = 0; q < 2; ++q)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const float x = d[4 * (kJPerChunk * chunk + jj) + 2 * h + q];
+          *reinterpret_cast<float*>(buffer + at[q][h] + jj * 8 * 128) = x;
+          probe = nonFiniteProbe(x, probe);
+        }
+    fenceSharedForAsync();
+    namedBarrier(barrier, 128);
+    if (lead) {
+      tmaStore(buffer, mapC, col, row + kStagedRows * chunk);
+      tmaStore(buffer + kBoxBytes, mapC, col + kTileWidth, row + kStagedRows * chunk);
+      bulkCommit();
+    }
+  }
+  return namedBarrierAny(barrier, 128, !finite(probe));
 }
 
 // The finite accumulators through the epilogue, inside M×N, C's old values for 4 values of j loaded before they are
@@ -287,10 +352,11 @@ __device__ __forceinline__ NonFinite storeThroughEpilogue(const float (&d)[ROWS 
 
 // C (M×N, ldc) = A (M×K, lda; A_TRANSPOSED: held as Aᵀ, K×M) · B (K×N, read through mapB; B_TRANSPOSED: held as
 // Bᵀ, N×K, ldb), over `tiles` work tiles (workTile). Split K: slice s writes its partial result at C + s·sliceStride.
+// `storesByTma`: a plain product, unsplit, C's rows 16-byte aligned: T::kStagedStore's tiles go out through mapC.
 template <class T, bool B_TRANSPOSED, bool A_TRANSPOSED>
 __global__ void __launch_bounds__(T::kThreads, 1)
     wgmmaTransposedGemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
-                        const float* __restrict__ A, int64_t lda,
+                        const __grid_constant__ CUtensorMap mapC, bool storesByTma, const float* __restrict__ A, int64_t lda,
                         const float* B, int64_t ldb, float* __restrict__ C, int64_t ldc, int64_t M, int64_t K,
                         int64_t N, int64_t sliceDepth, int64_t sliceStride, int64_t tiles, int64_t groupRows,
                         const uint32_t* aClasses, const uint32_t* bClasses, const uint32_t* onlyIf,
@@ -300,7 +366,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   extern __shared__ uint8_t sharedBytes[];
   uint8_t* const stages = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(sharedBytes) + 1023) / 1024 * 1024);
   constexpr int kStages = T::stages(A_TRANSPOSED), kStageBytes = T::stageBytes(A_TRANSPOSED), kRows = T::kRows;
-  uint64_t* const full = reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes);
+  uint8_t* const staging = stages + kStages * kStageBytes;  // T::kStagedStore: 1024-byte aligned, as the stages
+  uint64_t* const full = reinterpret_cast<uint64_t*>(staging + T::kStagingBytes);
   uint64_t* const empty = full + kStages;
   uint64_t* const arrived = empty + kStages;  // SPLIT or A_TRANSPOSED: A's tile has landed, to be converted
   auto tileB = [&](int stage) { return stages + stage * kStageBytes; };
@@ -384,7 +451,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       return fragmentOffsets(consumer);
   }();
   constexpr int kBuffers = T::kPipelined ? 2 : 1;  // fragments of the stage in flight and of the one being loaded
-  int use = 0;
+  const bool staged = T::kStagedStore && storesByTma && !every;
+  int use = 0, stagedChunks = 0;
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const WorkTile w = workTile<kRows, T::kColsC>(t, M, N, K, sliceDepth, groupRows);
     const int kTiles = static_cast<int>((w.depth + kDepth - 1) / kDepth);
@@ -473,15 +541,26 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     float* const c = C + slice * sliceStride;
     const int64_t col0 = w.col + consumer * kColsPerConsumer + warp * 16 + g, row0 = w.row + 2 * t4;
     NonFinite nonFinite;
-    if (!every && epilogue.storesProduct() && w.row + kRows <= M && w.col + T::kColsC <= N)
+    if (staged) {
+      const int barrier = 1 + consumer;
+      if (storeProductByTma<kRows>(d, staging + consumer * (T::kStagingBytes / T::kConsumers), &mapC,
+                                   static_cast<int>(w.row), static_cast<int>(w.col) + consumer * kColsPerConsumer,
+                                   barrier, lead, stagedChunks)) {
+        if (lead) bulkWaitWritten();  // recomputeNonFinite's values land after the store's
+        namedBarrier(barrier, 128);
+        nonFinite = nonFiniteOf<kRows>(d);
+      }
+    } else if (!every && epilogue.storesProduct() && w.row + kRows <= M && w.col + T::kColsC <= N) {
       nonFinite = storeProductInside<kRows>(d, c + row0 * ldc + col0, ldc);
-    else
+    } else {
       nonFinite = storeThroughEpilogue<kRows>(d, c, ldc, row0, col0, M, N, every, epilogue);
+    }
     if (nonFinite.any())
       recomputeNonFinite(c, ldc, elementAt(A, lda, 0, w.kBegin, A_TRANSPOSED),
                          lda, elementAt(B, ldb, w.kBegin, 0, B_TRANSPOSED), ldb, M, N, w.depth, col0, 2, row0, kRows / 8,
                          nonFinite, epilogue, true, B_TRANSPOSED, A_TRANSPOSED);
   }
+  if (staged && lead) bulkWaitRead<0>();  // shared memory stays the block's until the last store has read it
 #endif
 }
 
@@ -497,6 +576,7 @@ void launchLayouts(const GemmOperands& o, cudaStream_t stream) {
   const int64_t tilesPerSlice = rowTiles * ((o.n + T::kColsC - 1) / T::kColsC);
   const int gridLimit = multiprocessors();
   const int64_t groupRows = T::kGroupRows > 0 ? T::kGroupRows : rowTiles;
+  const bool storesByTma = T::kStagedStore && o.epilogue.storesProduct() && o.slices == 1 && rowsAligned16(o.c, o.ldc);
   forEachChunkOfK(o, [&](int64_t first, int64_t slices, int64_t begin, int64_t depth) {
     // A map's dimensions must be at least 1: with k = 0 no tile is loaded, and C is written as zeros.
     // tf32: the copies round A and B to TF32 (wgmma would truncate A); fp32 splits them from the floats. Aᵀ comes
@@ -507,10 +587,11 @@ void launchLayouts(const GemmOperands& o, cudaStream_t stream) {
                                           : tileMap(o.a + begin, o.m, kRows, o.lda, T::kRows, mapType);
     const CUtensorMap mapB = B_TRANSPOSED ? tileMap(o.b + begin, o.n, kRows, o.ldb, T::kColsC, mapType)
                                           : tileMap(o.b + begin * o.ldb, kRows, o.n, o.ldb, kDepth, mapType);
+    const CUtensorMap mapC = storesByTma ? tileMap(o.c, o.m, o.n, o.ldc, kStagedRows) : CUtensorMap{};
     const int64_t tiles = tilesPerSlice * slices;
     const int blocks = static_cast<int>(std::min<int64_t>(tiles, gridLimit));
     kernel<<<blocks, T::kThreads, kSharedBytes, stream>>>(
-        mapA, mapB, elementAt(o.a, o.lda, 0, begin, A_TRANSPOSED), o.lda, elementAt(o.exactB, o.exactLdb, begin, 0, B_TRANSPOSED),
+        mapA, mapB, mapC, storesByTma, elementAt(o.a, o.lda, 0, begin, A_TRANSPOSED), o.lda, elementAt(o.exactB, o.exactLdb, begin, 0, B_TRANSPOSED),
         o.exactLdb, o.c + first * o.sliceStride, o.ldc, o.m, depth, o.n, o.slices == 1 ? 0 : o.sliceDepth, o.sliceStride,
         tiles, groupRows, o.aClasses, o.bClasses, o.onlyIf, o.epilogue);
   });
@@ -521,6 +602,8 @@ void launchWgmmaTransposed(const GemmOperands& o, Precision precision, cudaStrea
   if (!readyToLaunch(o, precision, T::kSplit, "wgmma-t", "B")) return;
   if (o.m > INT32_MAX - T::kRows || o.n > INT32_MAX - T::kColsC || !chunksOfK(o))
     throw MatmulError(ErrorKind::Range, "wgmma-t: this shape needs the plan's split of K (internal error)");
+  static_assert(T::sharedBytes(false) <= kSharedMemoryPerBlock && T::sharedBytes(true) <= kSharedMemoryPerBlock,
+                "the stages and the store's staging fit a multiprocessor's shared memory");
   static_assert(T::kThreads == 128 * (1 + T::kConsumers) && T::consumerRegisters(false) % 8 == 0 &&
                     T::consumerRegisters(true) % 8 == 0,
                 "a producer warpgroup and the consumers; setmaxnreg takes multiples of 8");

@@ -34,8 +34,9 @@ struct AutoRules {
   int64_t transposedMinK, transposedMinColumns, transposedFp32Columns, transposedFp32BFloats, transposedTallMinK,
       transposedTallMaxColumns;
   // wgmma-t's 256×128 tiles (choose.h, largeTilesPay): from this many rows, and from largeTilesWaveRows where they
-  // fill more than half the SMs.
-  int64_t largeTilesRows, largeTilesWaveRows;
+  // fill more than half the SMs; under that, where the rows they cover are at most largeTilesPaddingPercent of those
+  // 64-row tiles cover.
+  int64_t largeTilesRows, largeTilesWaveRows, largeTilesPaddingPercent;
   HalfCopiesStep halfCopies[kHalfCopiesSteps];
   // B held as Bᵀ in fp32: wgmma-t, which reads it as stored, under this many rows; wgmma, which makes its TF32
   // parts from it (twice B's size in device memory), from there (choose.h, autoKernel). A rule of memory as much as
@@ -51,7 +52,7 @@ inline constexpr AutoRules kAutoRules[] = {
     {"NVIDIA H100 80GB HBM3", 9, 0, 132,
      /* wgmma */ 32, 192, 32, 512, 256, 192, 1024,
      /* wgmma-t */ 256, 64, 1024, int64_t{1} << 22, 4096, 512,
-     /* 256×128 tiles */ 256, 512,
+     /* 256×128 tiles */ 256, 512, 115,
      /* wgmma-f16 */ {{1536, 4096}, {2700, 2048}, {4096, 1024}},
      /* Bᵀ in fp32 */ 1024},
 };

@@ -93,10 +93,17 @@ inline int64_t chooseFillSlices(const KernelRow& row, const KernelVariant& varia
 // and 0.138 ms (cuBLAS 0.111–0.116, 0.116–0.123). The split tiles pay from 256 rows ("K split for both reasons": each
 // kernel K split as its plan splits it; 'auto' was wgmma): 256×32768×512 0.070 ms against 0.123 (cuBLAS 0.074),
 // 384×20000×640 0.066 against 0.119 (0.077), 256×16384×2048 0.082 against 0.207 (0.101).
+// Under 512 rows they cover up to 255 rows too many, 64-row tiles (64×192) up to 63. Per row covered they took 0.84
+// of the 64-row tiles' time at 256×768×1000000, so they pay where they cover at most 15% more rows
+// (docs/kernels.md, "Step 4: wgmma-t, B read as stored", m from 256 to 500, cuBLAS TF32 in brackets): 256×768×1000000
+// 1.46 ms against 1.73 (1.46), 500 2.47 against 3.89 (2.54); 384 3.19 against 2.44 (2.95), 320 3.68 against 2.08 (3.27).
+inline int64_t rowsCovered(int64_t m, int64_t tileRows) { return (m + tileRows - 1) / tileRows * tileRows; }
+
 inline bool largeTilesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n, int multiprocessors) {
   if (m < r.largeTilesRows) return false;
   const int64_t tiles = tilesOf(m, n, 256, 128);
-  if (2 * tiles > multiprocessors) return m >= r.largeTilesWaveRows;
+  if (2 * tiles > multiprocessors)
+    return m >= r.largeTilesWaveRows || 100 * rowsCovered(m, 256) <= r.largeTilesPaddingPercent * rowsCovered(m, 64);
   const int64_t slices = fillSlices(Precision::Tf32, tiles, k, multiprocessors);
   return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
 }
@@ -143,7 +150,12 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
       halfCopiesPay(rules, m, k, n))
     return Kernel::WgmmaF16;
   const bool largeTf32 = precision == Precision::Tf32 && k >= 256 && largeTilesPay(rules, m, k, n, device.multiprocessors);
-  const bool transposedPays = wgmmaTransposedPaysFor(rules, precision, m, k, n, device.multiprocessors) || largeTf32;
+  // Under wgmma's rows, tf32 from the 256×128 tiles' rows over more than half the SMs: wgmma-t's tiles of either
+  // height (largeTilesPay) against mma's, at 256 to 500 × 768 × 1000000 1.46–2.47 ms against 4.0–8.0.
+  const bool manyTilesTf32 = precision == Precision::Tf32 && k >= 256 && m >= rules.largeTilesRows &&
+                             2 * tilesOf(m, n, 256, 128) > device.multiprocessors;
+  const bool transposedPays =
+      wgmmaTransposedPaysFor(rules, precision, m, k, n, device.multiprocessors) || largeTf32 || manyTilesTf32;
   const bool wgmmaRuns = runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor);
   if (transposedRuns && transposedPays) return aTransposed && largeTf32 && wgmmaRuns ? Kernel::Wgmma : Kernel::WgmmaT;
   if (wgmmaRuns && wgmmaPaysFor(rules, precision, m, k, n))

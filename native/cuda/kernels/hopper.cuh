@@ -1,5 +1,5 @@
 // Hopper (sm_90a) building blocks the wgmma kernels share (3_wgmma.cu, 4_wgmma_transposed.cu), written once:
-// mbarriers, TMA tile loads, shared-memory matrix descriptors, the wgmma instructions, and on the host the tensor
+// mbarriers, TMA tile loads and stores, shared-memory matrix descriptors, the wgmma instructions, and on the host the tensor
 // maps the TMA reads through. Tiles are 32 floats (128 bytes) wide, in the 128-byte swizzle: 16-byte chunk c of
 // row r sits at chunk c ^ (r % 8), so that both the TMA and the wgmma read them without bank conflicts.
 #pragma once
@@ -23,6 +23,7 @@ namespace cuda_matmul {
 namespace hopper {
 
 constexpr int kTileWidth = 32;  // floats: one 128-byte swizzle row
+constexpr int kSharedMemoryPerBlock = 227 * 1024;  // the most a block may opt in to on sm_90
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -63,6 +64,44 @@ __device__ __forceinline__ void tmaLoad(void* shared, const CUtensorMap* map, in
           sharedAddress(shared)),
       "l"(map), "r"(sharedAddress(barrier)), "r"(inner), "r"(outer)
       : "memory");
+}
+
+// One box of shared memory out to a 2-D tensor map (inner coordinate first), in this thread's current bulk group;
+// the part of the box outside the tensor is not written.
+__device__ __forceinline__ void tmaStore(const void* shared, const CUtensorMap* map, int inner, int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(map),
+               "r"(sharedAddress(shared)), "r"(inner), "r"(outer)
+               : "memory");
+}
+__device__ __forceinline__ void bulkCommit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Waits until at most PENDING of this thread's bulk groups still read shared memory.
+template <int PENDING>
+__device__ __forceinline__ void bulkWaitRead() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(PENDING) : "memory");
+}
+// Waits until all of this thread's bulk groups have written global memory, visibly to ordinary loads and stores.
+__device__ __forceinline__ void bulkWaitWritten() {
+  asm volatile("cp.async.bulk.wait_group 0;\nfence.proxy.async.global;\n" ::: "memory");
+}
+
+// Named barrier `id` over `threads` threads (a warpgroup's 128: the warpgroups wait on each other nowhere else).
+__device__ __forceinline__ void namedBarrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+// The same, returning whether `flag` was set in any of the threads.
+__device__ __forceinline__ bool namedBarrierAny(int id, int threads, bool flag) {
+  uint32_t any;
+  asm volatile(
+      "{\n"
+      ".reg .pred flag, any;\n"
+      "setp.ne.u32 flag, %1, 0;\n"
+      "bar.red.or.pred any, %2, %3, flag;\n"
+      "selp.u32 %0, 1, 0, any;\n"
+      "}\n"
+      : "=r"(any)
+      : "r"(flag ? 1u : 0u), "r"(id), "r"(threads)
+      : "memory");
+  return any != 0;
 }
 
 __device__ __forceinline__ void barrierArrive(uint64_t* barrier) {
