@@ -99,11 +99,16 @@ inline int64_t chooseFillSlices(const KernelRow& row, const KernelVariant& varia
 // 1.46 ms against 1.73 (1.46), 500 2.47 against 3.89 (2.54); 384 3.19 against 2.44 (2.95), 320 3.68 against 2.08 (3.27).
 inline int64_t rowsCovered(int64_t m, int64_t tileRows) { return (m + tileRows - 1) / tileRows * tileRows; }
 
+// Whether an m×n C's 256×128 tiles are more than half the SMs' worth.
+inline bool largeTilesFillHalf(int64_t m, int64_t n, int multiprocessors) {
+  return 2 * tilesOf(m, n, 256, 128) > multiprocessors;
+}
+
 inline bool largeTilesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n, int multiprocessors) {
   if (m < r.largeTilesRows) return false;
-  const int64_t tiles = tilesOf(m, n, 256, 128);
-  if (2 * tiles > multiprocessors)
+  if (largeTilesFillHalf(m, n, multiprocessors))
     return m >= r.largeTilesWaveRows || 100 * rowsCovered(m, 256) <= r.largeTilesPaddingPercent * rowsCovered(m, 64);
+  const int64_t tiles = tilesOf(m, n, 256, 128);
   const int64_t slices = fillSlices(Precision::Tf32, tiles, k, multiprocessors);
   return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
 }
@@ -153,7 +158,7 @@ inline Kernel autoKernel(Precision precision, int64_t m, int64_t k, int64_t n, c
   // Under wgmma's rows, tf32 from the 256×128 tiles' rows over more than half the SMs: wgmma-t's tiles of either
   // height (largeTilesPay) against mma's, at 256 to 500 × 768 × 1000000 1.46–2.47 ms against 4.0–8.0.
   const bool manyTilesTf32 = precision == Precision::Tf32 && k >= 256 && m >= rules.largeTilesRows &&
-                             2 * tilesOf(m, n, 256, 128) > device.multiprocessors;
+                             largeTilesFillHalf(m, n, device.multiprocessors);
   const bool transposedPays =
       wgmmaTransposedPaysFor(rules, precision, m, k, n, device.multiprocessors) || largeTf32 || manyTilesTf32;
   const bool wgmmaRuns = runsOn(kernelRow(Kernel::Wgmma), device.major, device.minor);
