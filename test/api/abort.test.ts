@@ -23,21 +23,34 @@ const outcomeOf = (promise: Promise<unknown>): Promise<string> =>
 
 const ones = (length: number) => new Float32Array(length).fill(1);
 
+/** Busy work on a backend: its output Matrix, and a wait for the work's end that frees what it made. */
+interface BusyWork {
+  output: Matrix;
+  done(): Promise<void>;
+}
+
 /**
- * Matrix work that keeps the backend busy for milliseconds, so that a write issued after it is still queued when
- * an abort comes at once: a write is decided on the device after it ran (native/cuda/withdrawal.h). A call that
- * allocates device memory (the first of its size) may wait for the device, so each test makes one write of its
- * shape first, and aborts before issuing anything else.
+ * Three products that the call under test is ordered after, not only issued after: each reads `read` (a later
+ * write into `read` waits for them) and writes `output` (a later read of `output` waits for them). The CPU backend
+ * runs calls that wait for nothing side by side on its thread pool, so such a call could start, and end, before an
+ * abort issued right after it; and together they last long enough on the CPU (100 ms or more) that an abort from
+ * a JavaScript thread held up for tens of milliseconds on a loaded machine still finds the call queued. On the
+ * device a write is decided after it ran (native/cuda/withdrawal.h), so there the stream's order alone keeps it
+ * queued. A call that allocates device memory (the first of its size) may wait for the device, so the first product
+ * is awaited and each test makes one call of its shape first.
  */
-async function busyWork(device: { backend?: Backend }): Promise<() => Promise<void>> {
-  const size = device.backend === 'cpu' ? 512 : 4096;
-  const Big = await Matrix.from(randomMatrix(size * size), size, size, device);
-  const Into = await Matrix.from(randomMatrix(size * size), size, size, device);
-  await Big.matmul(Big, { out: Into }); // its plan's one-time work (Bᵀ kept with Big) done before any measure
-  const queued = [Big.matmul(Big, { out: Into }), Big.matmul(Big, { out: Into }), Big.matmul(Big, { out: Into })];
-  return async () => {
-    await Promise.all(queued);
-    [Big, Into].forEach((m) => m.dispose());
+async function busyWork(read: Matrix, device: { backend?: Backend }): Promise<BusyWork> {
+  const width = 16384;
+  // Its values do not matter, only its size: ones are made at once, where random values of 128 MiB take a second.
+  const Wide = await Matrix.from(ones(read.cols * width), read.cols, width, device);
+  const output = await read.matmul(Wide); // its plan's one-time work (Bᵀ kept with Wide) done before any measure
+  const queued = [1, 2, 3].map(() => read.matmul(Wide, { out: output }));
+  return {
+    output,
+    done: async () => {
+      await Promise.all(queued);
+      [Wide, output].forEach((m) => m.dispose());
+    },
   };
 }
 
@@ -127,16 +140,16 @@ function suite(backend: Exclude<Backend, 'auto'>): void {
     for (let i = 0; i < 12; i++) {
       const C = await Matrix.from(before, size, size, device);
       const controller = new AbortController();
-      const busy = await busyWork(device); // the write queues behind it
+      const busy = await busyWork(C, device); // the write into C queues behind its reads
       const write = i % 2 === 0 ? X.matmul(W, { out: C, signal: controller.signal }) : gemm({ a: X, b: W, c: C, m: size, k: size, n: size }, { signal: controller.signal });
       if (i < 4) controller.abort(); // while the write is queued
-      else setTimeout(() => controller.abort(), i - 4); // from at once to after the write
+      else setTimeout(() => controller.abort(), (i - 4) * 40); // from at once to after the write
       const seen = C.toArray(); // issued after the write: sees it, or what was before it
       const outcome = await outcomeOf(write);
       outcomes.push(outcome);
       expect(['AbortError', 'resolved']).toContain(outcome);
       expect(sameBytes(await seen, outcome === 'AbortError' ? before : written)).toBe(true);
-      await busy();
+      await busy.done();
       C.dispose();
     }
     expect(outcomes.slice(0, 4)).toEqual(['AbortError', 'AbortError', 'AbortError', 'AbortError']);
@@ -151,31 +164,35 @@ function suite(backend: Exclude<Backend, 'auto'>): void {
     // A first write of the shape: the memory it keeps aside and its temporary, cached; Bᵀ kept with X.
     await gemm({ a: X, b: X, c: First, ...scaled }, { signal: new AbortController().signal });
     const controller = new AbortController();
-    const busy = await busyWork(device);
+    const busy = await busyWork(C, device);
     const write = gemm({ a: X, b: X, c: C, ...scaled }, { signal: controller.signal });
     controller.abort();
     const next = C.matmul(X); // reads C after the withdrawn write
     expect(await outcomeOf(write)).toBe('AbortError');
     const expected = await (await Matrix.from(c0, size, size, device)).matmul(X);
     expect(sameBytes(await (await next).toArray(), await expected.toArray())).toBe(true);
-    await busy();
+    await busy.done();
     [X, C, First, expected].forEach((m) => m.dispose());
   });
 
   test('a product into a new Matrix, aborted, makes no Matrix and leaves no memory held', async () => {
     const size = backend === 'cpu' ? 256 : 2048;
     const X = await Matrix.from(randomMatrix(size * size), size, size, device);
-    (await X.matmul(X)).dispose(); // its plan's one-time work (Bᵀ kept with X) done before the measure
-    const busy = await busyWork(device);
+    // The product of the busy work's output and Y, once: its plan's one-time work (Yᵀ kept with Y), its memory cached.
+    const first = await busyWork(X, device);
+    const Y = await Matrix.from(randomMatrix(first.output.cols * 64), first.output.cols, 64, device);
+    (await first.output.matmul(Y)).dispose();
+    await first.done();
+    const busy = await busyWork(X, device);
     const inUse = info().memory.deviceBytesInUse;
     const controller = new AbortController();
-    const product = X.matmul(X, { signal: controller.signal });
+    const product = busy.output.matmul(Y, { signal: controller.signal }); // waits for the busy work to write its input
     controller.abort();
     expect(await outcomeOf(product)).toBe('AbortError');
-    await busy();
+    await busy.done();
     // Less, not equal: the busy work's Matrices are freed too, and other suites' objects may be collected meanwhile.
     expect(info().memory.deviceBytesInUse).toBeLessThanOrEqual(inUse);
-    X.dispose();
+    [X, Y].forEach((m) => m.dispose());
   });
 }
 
