@@ -33,15 +33,18 @@ interface BusyWork {
  * Three products that the call under test is ordered after, not only issued after: each reads `read` (a later
  * write into `read` waits for them) and writes `output` (a later read of `output` waits for them). The CPU backend
  * runs calls that wait for nothing side by side on its thread pool, so such a call could start, and end, before an
- * abort issued right after it; and together they last long enough on the CPU (100 ms or more) that an abort from
- * a JavaScript thread held up for tens of milliseconds on a loaded machine still finds the call queued. On the
- * device a write is decided after it ran (native/cuda/withdrawal.h), so there the stream's order alone keeps it
- * queued. A call that allocates device memory (the first of its size) may wait for the device, so the first product
- * is awaited and each test makes one call of its shape first.
+ * abort issued right after it; and together they last long enough (on the CPU, tens of milliseconds each) that an
+ * abort from a JavaScript thread held up for tens of milliseconds on a loaded machine still finds the call queued.
+ * On the device a write is decided after it ran (native/cuda/withdrawal.h), so there the stream's order alone keeps
+ * it queued. A call that allocates device memory (the first of its size) may wait for the device, so the first
+ * product is awaited and each test makes one call of its shape first.
  */
 async function busyWork(read: Matrix, device: { backend?: Backend }): Promise<BusyWork> {
-  const width = 16384;
-  // Its values do not matter, only its size: ones are made at once, where random values of 128 MiB take a second.
+  // Each product's floating-point operations: 2 G on the CPU (tens of milliseconds on two cores), on the device
+  // 137 G, a 4096³ product's (a millisecond or more on an H100).
+  const operations = device.backend === 'cpu' ? 2 ** 31 : 2 ** 37;
+  const width = Math.ceil(operations / (2 * read.rows * read.cols) / 1024) * 1024;
+  // Its values do not matter, only its size: ones are made at once, where random values of 256 MiB take seconds.
   const Wide = await Matrix.from(ones(read.cols * width), read.cols, width, device);
   const output = await read.matmul(Wide); // its plan's one-time work (Bᵀ kept with Wide) done before any measure
   const queued = [1, 2, 3].map(() => read.matmul(Wide, { out: output }));
