@@ -6,6 +6,9 @@
 //     64-column slice of B from the stage's tile (B's rows of 32 columns, as the TMA brought them, 128-byte
 //     swizzled), in a lane-dependent order that keeps the loads free of bank conflicts, at offsets worked out once
 //     per thread (worked out per load, the address arithmetic held the tensor cores to 81% at 8192³: 3.2 ms);
+//     in tf32 on B held as Bᵀ, whose tiles are K-major as the TMA brings them, wgmma reads B from shared memory
+//     too, as cuBLAS's TN kernel does: no fragments to load (the search's 512×768×1000000: 2.32 ms against
+//     2.36–2.38 with fragments, cuBLAS TF32 2.37–2.42; docs/kernels.md, "Step 4: wgmma-t, B read as stored");
 //   - from A held as Aᵀ (k×m), whose tiles the TMA brings in 32×32 boxes, three producer warps transpose each stage's
 //     tile into the K-major layout below in shared memory (transposeTileOfA): no transposed copy of A, at a cost
 //     (docs/kernels.md, "Operands as stored, α and β in the epilogue": 128×4096×4096 tf32 0.081 ms against 0.064 with a copy
@@ -450,6 +453,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     else
       return fragmentOffsets(consumer);
   }();
+  // In tf32 on B held as Bᵀ, both of wgmma's operands come from shared memory as the TMA brought them (Bᵀ's tile is
+  // K-major, as wgmma's shared-memory operands must be in tf32): no fragments to load.
+  constexpr bool kBothShared = B_TRANSPOSED && !T::kSplit;
   constexpr int kBuffers = T::kPipelined ? 2 : 1;  // fragments of the stage in flight and of the one being loaded
   const bool staged = T::kStagedStore && storesByTma && !every;
   int use = 0, stagedChunks = 0;
@@ -462,10 +468,18 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     // As step 3: in fp32 each stage's products start from zero and are added to d rounding to nearest.
     float part[T::kSplit ? T::kAccumulators : 1] = {};
     uint32_t big[kBuffers][kDepth / 8][4], small[kDepth / 8][4];  // small: SPLIT only
-    // Multiplies stage `stage` (its full barrier's phase `parity`) into d, its fragments in big[buffer].
-    auto multiply = [&](int stage, int parity, auto buffer) {
+    // Multiplies a stage from shared memory alone: this consumer's 64 rows of Bᵀ's tile, K-major as wgmma reads them.
+    auto multiplyShared = [&](int stage) {
+      const uint8_t* const rows = tileB(stage) + consumer * kColsPerConsumer * 128;
+      wgmmaFence();
+#pragma unroll
+      for (int kk = 0; kk < kDepth / 8; ++kk)  // 8 tf32 = 32 bytes along k, inside both tiles' swizzled rows
+        wgmma64xNx8Shared<kRows>(d, sharedDescriptor(rows + kk * 32), sharedDescriptor(tileA(stage) + kk * 32), true);
+      wgmmaCommit();
+    };
+    // Multiplies a stage with B's fragments through registers, in big[buffer].
+    auto multiplyFragments = [&](int stage, auto buffer) {
       constexpr int kBuffer = decltype(buffer)::value % kBuffers;
-      barrierWait(&full[stage], parity);
 #pragma unroll
       for (int kk = 0; kk < kDepth / 8; ++kk) {
         float b[4];
@@ -489,6 +503,14 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         }
       }
       wgmmaCommit();
+    };
+    // Multiplies stage `stage` (its full barrier's phase `parity`) into d.
+    auto multiply = [&](int stage, int parity, auto buffer) {
+      barrierWait(&full[stage], parity);
+      if constexpr (kBothShared)
+        multiplyShared(stage);
+      else
+        multiplyFragments(stage, buffer);
     };
     // C's lines for the epilogue's β·C, where β ≠ 0 (K is then whole): the rows of the 16 columns of C this warp
     // stores, every 32nd row a lane.

@@ -184,6 +184,36 @@ __device__ __forceinline__ void wgmma64xNx8<256>(float (&d)[128], const uint32_t
       : D128
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
 }
+// d (64×N per warpgroup, fp32, N/2 per thread) = A (64×8, tf32, K-major) · B (8×N, tf32, K-major), both from shared
+// memory, + d if `accumulate`: wgmma-t's products on B held as Bᵀ, whose tiles wgmma reads as they lie.
+template <int N>
+__device__ __forceinline__ void wgmma64xNx8Shared(float (&d)[N / 2], uint64_t a, uint64_t b, bool accumulate);
+
+template <>
+__device__ __forceinline__ void wgmma64xNx8Shared<64>(float (&d)[32], uint64_t a, uint64_t b, bool accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred accumulate;\n"
+      "setp.ne.b32 accumulate, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, accumulate, 1, 1;\n"
+      "}\n"
+      : D32
+      : "l"(a), "l"(b), "r"(accumulate ? 1 : 0));
+}
+
+template <>
+__device__ __forceinline__ void wgmma64xNx8Shared<256>(float (&d)[128], uint64_t a, uint64_t b, bool accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred accumulate;\n"
+      "setp.ne.b32 accumulate, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, accumulate, 1, 1;\n"
+      "}\n"
+      : D128
+      : "l"(a), "l"(b), "r"(accumulate ? 1 : 0));
+}
 // d (64×256 per warpgroup, fp32, 128 per thread) += A (64×16, fp16, K-major) · B (16×256, fp16: MN-major, or
 // K-major where B_K_MAJOR), both from shared memory (wgmma-f16).
 template <bool B_K_MAJOR = false>
