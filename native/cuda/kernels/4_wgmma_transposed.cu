@@ -8,7 +8,7 @@
 //     per thread (worked out per load, the address arithmetic held the tensor cores to 81% at 8192³: 3.2 ms);
 //     in tf32 on B held as Bᵀ, whose tiles are K-major as the TMA brings them, wgmma reads B from shared memory
 //     too, as cuBLAS's TN kernel does: no fragments to load (the search's 512×768×1000000: 2.32 ms against
-//     2.36–2.38 with fragments, cuBLAS TF32 2.37–2.42; docs/kernels.md, "Step 4: wgmma-t, B read as stored");
+//     2.36–2.38 with fragments, cuBLAS TF32 2.37–2.45; docs/kernels.md, "Step 4: wgmma-t, B read as stored");
 //   - from A held as Aᵀ (k×m), whose tiles the TMA brings in 32×32 boxes, three producer warps transpose each stage's
 //     tile into the K-major layout below in shared memory (transposeTileOfA): no transposed copy of A, at a cost
 //     (docs/kernels.md, "Operands as stored, α and β in the epilogue": 128×4096×4096 tf32 0.081 ms against 0.064 with a copy
