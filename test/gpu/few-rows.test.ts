@@ -4,7 +4,7 @@
 import { gemm, Matrix, matmul } from '../../lib';
 import { describeChild, runScenario } from '../support/child';
 import { correctnessSuite } from '../support/correctness';
-import { classMismatches, describeGpu, deviceBytes, finiteAgree, FP32_TOLERANCE, GemmCase, gemmLabel, gemmReference, gpuSuiteName, randomMatrix, referenceProduct, relativeTo, sameBytes } from '../support/helpers';
+import { classMismatches, describeGpu, deviceBytes, finiteAgree, FP32_TOLERANCE, GemmCase, gemmLabel, gemmReference, gpuSuiteName, randomMatrix, referenceProduct, relativeTo, sameBytes, transposed } from '../support/helpers';
 import { AT_MOST_16_ROWS_OR_COLUMNS_SHAPES } from '../support/shapes';
 
 const CASES: GemmCase[] = [];
@@ -91,6 +91,23 @@ describeGpu(gpuSuiteName('CUDA backend, kernel gemv'), () => {
     expect(classMismatches(c, want, n)).toEqual([]);
     expect(Number.isNaN(c[0 * n + 2])).toBe(true);
     expect(finiteAgree(c, want, a, b, m, k, n, 1e-6)).toBe(true);
+  });
+
+  // One row against a column-contiguous W takes a kernel of its own (6_few_rows.cu, launchColumnDots) that sums
+  // as the kernel of up to 3 rows does: a query's scores are the same bits alone as beside two others, and so is
+  // A·x with A held as rows (few columns).
+  test('one query against a corpus read as Bᵀ gives the bits it gets beside two others; so does A·x', async () => {
+    const [rows, d] = [5000, 768];
+    const corpus = randomMatrix(rows * d), queries = randomMatrix(3 * d);
+    const three = await gemm({ a: queries, b: corpus, c: new Float32Array(3 * rows), m: 3, k: d, n: rows, transB: true }, { backend: 'cuda', kernel: 'gemv' });
+    const one = await gemm({ a: queries.subarray(0, d), b: corpus, c: new Float32Array(rows), m: 1, k: d, n: rows, transB: true }, { backend: 'cuda', kernel: 'gemv' });
+    expect(sameBytes(one, three.subarray(0, rows))).toBe(true);
+    expect(relativeTo(one, referenceProduct(queries.subarray(0, d), transposed(corpus, rows, d), 1, d, rows))).toBeLessThanOrEqual(FP32_TOLERANCE);
+    // A (rows × d) · x: W = Aᵀ, column-contiguous; x beside two other columns, B held as Bᵀ (3 × d; for one column
+    // the same d floats as B).
+    const x3 = await gemm({ a: corpus, b: queries, c: new Float32Array(rows * 3), m: rows, k: d, n: 3, transB: true }, { backend: 'cuda', kernel: 'gemv' });
+    const x1 = await gemm({ a: corpus, b: queries.subarray(0, d), c: new Float32Array(rows), m: rows, k: d, n: 1, transB: true }, { backend: 'cuda', kernel: 'gemv' });
+    expect(sameBytes(x1, Float32Array.from({ length: rows }, (_, i) => x3[3 * i]))).toBe(true);
   });
 
   test('the same call gives the same bits every time', async () => {

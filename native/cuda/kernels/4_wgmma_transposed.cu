@@ -27,8 +27,8 @@
 //     loads the next tile while the consumers store the last.
 // Special values and magnitudes as steps 2 and 3 (kernels/helpers.cuh); long K split by the plan into slices; α and β
 // applied as C is stored. A plain product's tiles go out as they are: the 256×128 tiles through shared memory by TMA
-// stores (storeProductByTma), which clip the edges, the others directly where they lie wholly inside C
-// (storeProductInside).
+// stores (storeProductByTma), which clip the edges, the others directly (storeProductDirect), those cut by C's edges
+// element by element.
 // Predicted: 64×768×100000 is B's 307 MB read once, ~110 µs at 2.8 TB/s (~90 TFLOP/s), 3xTF32's tensor work ~60%
 // of that. Measured on an H100 (docs/kernels.md, "Step 4: wgmma-t, B read as stored"), cuBLAS in the same run: fp32 0.141
 // ms, 69.7 TFLOP/s, 1.62× cuBLAS SGEMM (mma 0.97×), error 2.5e-7 against 5.0e-7; tf32 0.126 ms, 1.14× cuBLAS TF32
@@ -223,8 +223,8 @@ __device__ __forceinline__ void loadFragmentB(float (&b)[4], const uint8_t* tile
 
 // The store of a consumer thread's accumulators, d[4j + 2h + q] being C(row0 + 8j + q, col0 + 8h) of its tile:
 // through the epilogue (storeThroughEpilogue), or, for a plain product, as they are: staged in shared memory for
-// TMA stores (storeProductByTma), or on a tile wholly inside C directly (storeProductInside). The non-finite ones go
-// to recomputeNonFinite, in its order (nonFiniteOf).
+// TMA stores (storeProductByTma), or directly (storeProductDirect). The non-finite ones go to recomputeNonFinite, in
+// its order (nonFiniteOf).
 
 // This thread's non-finite accumulators, in recomputeNonFinite's order (x: the column, r = h; y: the row, 8j + q).
 template <int ROWS>
@@ -240,21 +240,26 @@ __device__ __forceinline__ NonFinite nonFiniteOf(const float (&d)[ROWS / 2]) {
   return nonFinite;
 }
 
-// Every accumulator into C at `at` = &C(row0, col0), from a pointer stepped a row at a time, with no bounds to check
-// and none of C read. The tensor cores wait while the consumers store, so the store's instructions count: through
-// the general path (bounds, 64-bit addresses and the non-finite check per element) 512×768×1000000 tf32 ran 797 M
-// warp instructions in 2.85–2.95 ms; this way 403 M in 2.35–2.37 (docs/kernels.md, "Step 4: wgmma-t, B read as
+// Every accumulator into C at `at` = &C(row0, col0), from a pointer stepped a row at a time, none of C read; on a
+// tile CLIPPED by C's edges only those of the rowsLeft rows and colsLeft columns from (row0, col0). The tensor cores
+// wait while the consumers store, so the store's instructions count: through the general path (bounds, 64-bit
+// addresses and the non-finite check per element) 512×768×1000000 tf32 ran 797 M warp instructions in 2.85–2.95 ms;
+// this way 403 M in 2.35–2.37. Tiles cut by C's edges took the general path too: 500×768×999 999 (no TMA store: C's
+// rows are not 16-byte aligned) 3.49 ms on an H200, clipped 2.67 (docs/kernels.md, "Step 4: wgmma-t, B read as
 // stored").
-template <int ROWS>
-__device__ __forceinline__ NonFinite storeProductInside(const float (&d)[ROWS / 2], float* at, int64_t ldc) {
+template <int ROWS, bool CLIPPED>
+__device__ __forceinline__ NonFinite storeProductDirect(const float (&d)[ROWS / 2], float* at, int64_t ldc,
+                                                        int64_t rowsLeft, int64_t colsLeft) {
   float probe = 0.0f;
+  const int rows = static_cast<int>(rowsLeft < ROWS ? rowsLeft : ROWS);
+  const bool cols[2] = {colsLeft > 0, colsLeft > 8};
 #pragma unroll
   for (int j = 0; j < ROWS / 8; ++j, at += 8 * ldc)
 #pragma unroll
     for (int q = 0; q < 2; ++q)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        at[q * ldc + 8 * h] = d[4 * j + 2 * h + q];
+        if (!CLIPPED || (8 * j + q < rows && cols[h])) at[q * ldc + 8 * h] = d[4 * j + 2 * h + q];
         probe = nonFiniteProbe(d[4 * j + 2 * h + q], probe);
       }
   return finite(probe) ? NonFinite{} : nonFiniteOf<ROWS>(d);
@@ -573,7 +578,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         nonFinite = nonFiniteOf<kRows>(d);
       }
     } else if (!every && epilogue.storesProduct() && w.row + kRows <= M && w.col + T::kColsC <= N) {
-      nonFinite = storeProductInside<kRows>(d, c + row0 * ldc + col0, ldc);
+      nonFinite = storeProductDirect<kRows, false>(d, c + row0 * ldc + col0, ldc, 0, 0);
+    } else if (!every && epilogue.storesProduct()) {
+      nonFinite = storeProductDirect<kRows, true>(d, c + row0 * ldc + col0, ldc, M - row0, N - col0);
     } else {
       nonFinite = storeThroughEpilogue<kRows>(d, c, ldc, row0, col0, M, N, every, epilogue);
     }

@@ -278,8 +278,14 @@ __device__ __forceinline__ float4 loadW4(const Problem& p, const float* column, 
 template <int ROWS>
 constexpr int kColumnsPerWarp = ROWS <= 4 ? 1 : 4;
 
+// Blocks an SM holds at least (__launch_bounds__): one row is bound by the reads in flight, and ptxas, left to
+// itself, gave it 120 registers a thread, 2 blocks an SM (1×768×1 000 000 0.976 ms on an H200); held to 60, 4
+// blocks read at 4.48 TB/s (0.687 ms; docs/kernels.md, "Step 6: few rows").
 template <int ROWS>
-__global__ void __launch_bounds__(kThreads) columnDots(Problem p) {
+constexpr int kColumnDotsMinBlocks = ROWS == 1 ? 4 : 1;
+
+template <int ROWS>
+__global__ void __launch_bounds__(kThreads, kColumnDotsMinBlocks<ROWS>) columnDots(Problem p) {
   constexpr int kColumns = kColumnsPerWarp<ROWS>, kChunks = kColumnChunks / kColumns;  // kColumnChunks float4 of W in flight
   const auto [r, w, o, depth] = sliceOf<true>(p);
   const int64_t j0 = (static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32) * kColumns;
@@ -329,6 +335,18 @@ __global__ void __launch_bounds__(kThreads) columnDots(Problem p) {
       }
 }
 
+// One row (a query, a matrix-vector product) takes columnDots<1>, which holds more blocks an SM than the
+// variant's ROWS would (kColumnDotsMinBlocks): 1×768×1 000 000 with the corpus as Bᵀ 0.687 ms against 0.758 on an
+// H200 (docs/kernels.md, "Step 6: few rows"). Its sums are those of the variant's: the same bits.
+template <int ROWS>
+void launchColumnDots(const Problem& p, int slices, cudaStream_t stream) {
+  if constexpr (ROWS > 1)
+    if (p.rows == 1) return launchColumnDots<1>(p, slices, stream);
+  const int64_t perBlock = kThreads / 32 * kColumnsPerWarp<ROWS>;
+  const dim3 columns(static_cast<unsigned>((p.cols + perBlock - 1) / perBlock), static_cast<unsigned>(slices));
+  columnDots<ROWS><<<columns, kThreads, 0, stream>>>(p);
+}
+
 // Each kernel opts into its shared memory (over 48 KB) on its own: the two layouts' kernels have one type.
 template <int ROWS, bool W_COLUMNS>
 void launchOn(const Problem& p, dim3 grid, cudaStream_t stream) {
@@ -368,9 +386,7 @@ void launchFewRows(const GemmOperands& o, Precision, cudaStream_t stream) {
   p.vectorW = rowsAligned16(p.w, p.ldw);
   p.vectorR = p.rDepthStride == 1 && rowsAligned16(p.r, p.rRowStride);
   if (wColumns && p.vectorR && (p.rows <= kColumnDotsRows || o.sameSumsPerRow)) {
-    const int64_t perBlock = kThreads / 32 * kColumnsPerWarp<ROWS>;
-    const dim3 columns(static_cast<unsigned>((p.cols + perBlock - 1) / perBlock), static_cast<unsigned>(o.slices));
-    columnDots<ROWS><<<columns, kThreads, 0, stream>>>(p);
+    launchColumnDots<ROWS>(p, o.slices, stream);
     return;
   }
   const dim3 grid(static_cast<unsigned>((p.cols + kColumns - 1) / kColumns), static_cast<unsigned>(o.slices));
