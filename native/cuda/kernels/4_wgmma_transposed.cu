@@ -268,32 +268,33 @@ __device__ __forceinline__ NonFinite storeProductDirect(const float (&d)[ROWS / 
 // Every accumulator of this consumer's ROWS × 64 part of the tile at C(row, col), through `staging` (two buffers of
 // kStagedRows rows, each two TMA boxes of 32 columns in the 128-byte swizzle) and TMA stores, which leave out what
 // lies outside C: the consumers go back to the tensor cores once their values are in shared memory, the stores
-// running meanwhile. `chunks` counts the buffers this consumer has filled; a buffer is refilled once the store
-// before last has read it. Named barrier `barrier` joins the consumer's warpgroup; its first thread issues the
-// stores. Returns whether any accumulator of the warpgroup is not finite; those are in C once bulkWaitWritten.
+// running meanwhile. A tile's chunks alternate between the buffers, the first in the first. One named barrier
+// (`barrier`, the consumer's warpgroup) a chunk: its first thread, before it, waits until the store before has read
+// the buffer the next chunk fills, and after it issues this chunk's store. Returns whether any accumulator of the
+// warpgroup is not finite; those are in C once bulkWaitWritten. The tensor cores wait while the consumers store:
+// through generic pointers, and two barriers a chunk, the store was a fifth of the consumers' time at
+// 512×768×1000000 (docs/kernels.md, "Step 4: wgmma-t, B read as stored").
 // A warp's writes for one (j, q, h), rows 2·t4 + q by columns g, fall on 16-byte chunks (c / 4) ^ (row % 8) that
 // differ in every lane group: no bank conflicts.
 template <int ROWS>
 __device__ __forceinline__ bool storeProductByTma(const float (&d)[ROWS / 2], uint8_t* staging, const CUtensorMap* mapC,
-                                                  int row, int col, int barrier, bool lead, int& chunks) {
-  constexpr int kBoxBytes = kStagedRows * kTileWidth * 4, kJPerChunk = kStagedRows / 8;
+                                                  int row, int col, int barrier, bool lead) {
+  constexpr int kBoxBytes = kStagedRows * kTileWidth * 4, kJPerChunk = kStagedRows / 8, kChunks = ROWS / kStagedRows;
+  static_assert(kChunks % 2 == 0, "a tile's last chunk and the next tile's first fill different buffers");
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
-  uint32_t at[2][2];  // at[q][h]: where this thread's (j = 0, q, h) value lies in a buffer
+  uint32_t at[2][2];  // at[q][h]: where this thread's (j = 0, q, h) value lies in the first buffer
 #pragma unroll
   for (int q = 0; q < 2; ++q)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int c = (warp % 2) * 16 + 8 * h + g, r = 2 * t4 + q;
-      at[q][h] = (warp / 2) * kBoxBytes + r * 128 + 16 * ((c / 4) ^ r) + 4 * (c % 4);
+      at[q][h] = sharedAddress(staging) + (warp / 2) * kBoxBytes + r * 128 + 16 * ((c / 4) ^ r) + 4 * (c % 4);
     }
   float probe = 0.0f;
+  bool any = false;
 #pragma unroll
-  for (int chunk = 0; chunk < ROWS / kStagedRows; ++chunk, ++chunks) {
-    uint8_t* const buffer = staging + (chunks % 2) * 2 * kBoxBytes;
-    if (chunks >= 2) {
-      if (lead) bulkWaitRead<1>();
-      namedBarrier(barrier, 128);
-    }
+  for (int chunk = 0; chunk < kChunks; ++chunk) {
+    const int buffer = (chunk % 2) * 2 * kBoxBytes;
 #pragma unroll
     for (int jj = 0; jj < kJPerChunk; ++jj)
 #pragma unroll
@@ -301,18 +302,22 @@ __device__ __forceinline__ bool storeProductByTma(const float (&d)[ROWS / 2], ui
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const float x = d[4 * (kJPerChunk * chunk + jj) + 2 * h + q];
-          *reinterpret_cast<float*>(buffer + at[q][h] + jj * 8 * 128) = x;
+          storeShared(at[q][h] + buffer + jj * 8 * 128, x);
           probe = nonFiniteProbe(x, probe);
         }
     fenceSharedForAsync();
-    namedBarrier(barrier, 128);
+    if (lead) bulkWaitRead<0>();
+    if (chunk + 1 < kChunks)
+      namedBarrier(barrier, 128);
+    else
+      any = namedBarrierAny(barrier, 128, !finite(probe));
     if (lead) {
-      tmaStore(buffer, mapC, col, row + kStagedRows * chunk);
-      tmaStore(buffer + kBoxBytes, mapC, col + kTileWidth, row + kStagedRows * chunk);
+      tmaStore(staging + buffer, mapC, col, row + kStagedRows * chunk);
+      tmaStore(staging + buffer + kBoxBytes, mapC, col + kTileWidth, row + kStagedRows * chunk);
       bulkCommit();
     }
   }
-  return namedBarrierAny(barrier, 128, !finite(probe));
+  return any;
 }
 
 // The finite accumulators through the epilogue, inside M×N, C's old values for 4 values of j loaded before they are
@@ -463,7 +468,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   constexpr bool kBothShared = B_TRANSPOSED && !T::kSplit;
   constexpr int kBuffers = T::kPipelined ? 2 : 1;  // fragments of the stage in flight and of the one being loaded
   const bool staged = T::kStagedStore && storesByTma && !every;
-  int use = 0, stagedChunks = 0;
+  int use = 0;
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const WorkTile w = workTile<kRows, T::kColsC>(t, M, N, K, sliceDepth, groupRows);
     const int kTiles = static_cast<int>((w.depth + kDepth - 1) / kDepth);
@@ -572,7 +577,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       const int barrier = 1 + consumer;
       if (storeProductByTma<kRows>(d, staging + consumer * (T::kStagingBytes / T::kConsumers), &mapC,
                                    static_cast<int>(w.row), static_cast<int>(w.col) + consumer * kColsPerConsumer,
-                                   barrier, lead, stagedChunks)) {
+                                   barrier, lead)) {
         if (lead) bulkWaitWritten();  // recomputeNonFinite's values land after the store's
         namedBarrier(barrier, 128);
         nonFinite = nonFiniteOf<kRows>(d);

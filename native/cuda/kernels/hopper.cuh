@@ -108,6 +108,11 @@ __device__ __forceinline__ void barrierArrive(uint64_t* barrier) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(sharedAddress(barrier)));
 }
 
+// Stores x at shared-memory address `at`: an STS, where a pointer to shared memory that went through an integer (as
+// the stages' does) is generic, and each store through it works out a 64-bit address.
+__device__ __forceinline__ void storeShared(uint32_t at, float x) {
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(at), "f"(x) : "memory");
+}
 // Makes this thread's ordinary stores to shared memory visible to the async proxy (the wgmma's reads); before the
 // arrival that hands the stage over.
 __device__ __forceinline__ void fenceSharedForAsync() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
