@@ -582,10 +582,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         namedBarrier(barrier, 128);
         nonFinite = nonFiniteOf<kRows>(d);
       }
-    } else if (!every && epilogue.storesProduct() && w.row + kRows <= M && w.col + T::kColsC <= N) {
-      nonFinite = storeProductDirect<kRows, false>(d, c + row0 * ldc + col0, ldc, 0, 0);
     } else if (!every && epilogue.storesProduct()) {
-      nonFinite = storeProductDirect<kRows, true>(d, c + row0 * ldc + col0, ldc, M - row0, N - col0);
+      float* const at = c + row0 * ldc + col0;
+      nonFinite = w.row + kRows <= M && w.col + T::kColsC <= N
+                      ? storeProductDirect<kRows, false>(d, at, ldc, M - row0, N - col0)
+                      : storeProductDirect<kRows, true>(d, at, ldc, M - row0, N - col0);
     } else {
       nonFinite = storeThroughEpilogue<kRows>(d, c, ldc, row0, col0, M, N, every, epilogue);
     }
