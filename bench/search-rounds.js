@@ -3,12 +3,13 @@
 // both sides are timed in the same power state of the card. A large product holds the card at its power cap, where
 // its clock moves by ±15% with what ran just before; bench/search.js times all of ours first and then PyTorch's in
 // another process, and its m = 512 tf32 row moved from 0.83 to 1.19 between runs (docs/benchmarks.md, "Timing on a
-// power-capped card"). Here one PyTorch process stays up beside ours, each round times both sides back to back (who
-// goes first alternating), and the ratio is taken within each round.
+// power-capped card"). Here one PyTorch process stays up beside ours, each round times every side back to back (each
+// going first in turn), and the ratio is taken within each round.
 // Each side of a round: --calls (30) awaited calls after 5 warm-up calls, the median; the card's SM clock and power
 // draw are read after each side. Prints each round, then the medians of the times and of the per-round ratios,
-// over all rounds and by who went first.
-//   node bench/search-rounds.js [--queries=512] [--precision=tf32] [--rounds=8] [--rows=1000000] [--dim=768]
+// over all rounds and by which side went first.
+// --kernels=auto,wgmma-f16 times ours on each kernel named, beside PyTorch in every round (default: 'auto').
+//   node bench/search-rounds.js [--queries=512] [--precision=tf32] [--rounds=8] [--rows=1000000] [--dim=768] [--kernels=auto]
 'use strict';
 const { spawn } = require('child_process');
 const readline = require('readline');
@@ -21,6 +22,7 @@ const M = Number(argument('queries', 512));
 const PRECISION = argument('precision', 'tf32');
 const ROUNDS = Number(argument('rounds', 8));
 const CALLS = Number(argument('calls', 30));
+const KERNELS = argument('kernels', 'auto').split(',');
 const WARM_UP = 5;
 
 // A PyTorch process that keeps its corpus and answers "time" with the median of its calls, as bench/search.js
@@ -70,36 +72,37 @@ function cardState() {
 
 async function main() {
   const device = info().devices[0];
-  console.log(`device: ${device ? device.name : 'none'}; ${M} × ${DIM} queries against ${ROWS} × ${DIM}, ${PRECISION}`);
+  console.log(`device: ${device ? device.name : 'none'}; ${M} × ${DIM} queries against ${ROWS} × ${DIM}, ${PRECISION}; ours on ${KERNELS.join(', ')}`);
   const torch = startTorch();
   await torch.ready();  // before the corpus is made: without PyTorch there is nothing to time against
   const C = await Matrix.from(quickUniform(ROWS * DIM), ROWS, DIM);
   const sets = await Promise.all([0, 1, 2].map(() => Matrix.from(random(M * DIM), M, DIM)));
   const S = await Matrix.from(new Float32Array(M * ROWS), M, ROWS);
-  const timeOurs = () =>
-    medianOfCalls((i) => gemm({ a: sets[i % 3], b: C, c: S, m: M, k: DIM, n: ROWS, transB: true }, { precision: PRECISION }), WARM_UP, CALLS);
+  const timeOurs = (kernel) =>
+    medianOfCalls((i) => gemm({ a: sets[i % 3], b: C, c: S, m: M, k: DIM, n: ROWS, transB: true }, { precision: PRECISION, kernel }), WARM_UP, CALLS);
+  const sides = [...KERNELS, 'PyTorch'];
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const oursFirst = r % 2 === 0;
-    const side = async (name) => {
-      const ms = name === 'ours' ? await timeOurs() : await torch.time();
-      return { ms, state: cardState() };
-    };
-    const [first, second] = oursFirst ? ['ours', 'PyTorch'] : ['PyTorch', 'ours'];
-    const a = await side(first);
-    const b = await side(second);
-    const [ours, theirs] = oursFirst ? [a, b] : [b, a];
-    rounds.push({ oursFirst, ours: ours.ms, theirs: theirs.ms, ratio: ours.ms / theirs.ms });
-    console.log(`round ${r} ${first.padEnd(7)} first  ours ${ours.ms.toFixed(3)} ms (${ours.state})  PyTorch ${theirs.ms.toFixed(3)} ms (${theirs.state})  ratio ${(ours.ms / theirs.ms).toFixed(3)}`);
+    const order = sides.map((_, i) => sides[(i + r) % sides.length]);  // each side goes first in turn
+    const times = {};
+    const states = {};
+    for (const side of order) {
+      times[side] = side === 'PyTorch' ? await torch.time() : await timeOurs(side);
+      states[side] = cardState();
+    }
+    rounds.push({ first: order[0], times, ratios: Object.fromEntries(KERNELS.map((k) => [k, times[k] / times.PyTorch])) });
+    console.log(`round ${r} ${order[0]} first  ` + order.map((side) => `${side} ${times[side].toFixed(3)} ms (${states[side]})`).join('  '));
   }
   torch.stop();
   [C, S, ...sets].forEach((x) => x.dispose());
-  const summary = (label, rows) =>
-    console.log(`${label.padEnd(16)} rounds ${String(rows.length).padStart(2)}  ours ${median(rows.map((x) => x.ours)).toFixed(3)} ms  PyTorch ${median(rows.map((x) => x.theirs)).toFixed(3)} ms  ratio ${median(rows.map((x) => x.ratio)).toFixed(3)} (${Math.min(...rows.map((x) => x.ratio)).toFixed(3)}–${Math.max(...rows.map((x) => x.ratio)).toFixed(3)})`);
-  console.log(`\nmedians, m = ${M} ${PRECISION}, awaited, ${CALLS} calls a side a round:`);
+  const range = (values) => `${median(values).toFixed(3)} (${Math.min(...values).toFixed(3)}–${Math.max(...values).toFixed(3)})`;
+  const summary = (label, rows) => {
+    const parts = KERNELS.map((k) => `ours on ${k} ${median(rows.map((x) => x.times[k])).toFixed(3)} ms, ratio ${range(rows.map((x) => x.ratios[k]))}`);
+    console.log(`${label.padEnd(16)} rounds ${String(rows.length).padStart(2)}  PyTorch ${median(rows.map((x) => x.times.PyTorch)).toFixed(3)} ms  ${parts.join('  ')}`);
+  };
+  console.log(`\nmedians, m = ${M} ${PRECISION}, awaited, ${CALLS} calls a side a round; ratio = ours / PyTorch within the round:`);
   summary('all', rounds);
-  summary('ours first', rounds.filter((x) => x.oursFirst));
-  summary('PyTorch first', rounds.filter((x) => !x.oursFirst));
+  for (const side of sides) summary(`${side} first`, rounds.filter((x) => x.first === side));
 }
 
 main().catch((error) => {
