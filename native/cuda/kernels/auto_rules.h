@@ -14,7 +14,8 @@ struct DeviceCaps {
   int major = 0, minor = 0, multiprocessors = 1;
 };
 
-// wgmma-f16 pays for products whose m·n / (m + n) is at least `size` with K at least `k` (choose.h, halfCopiesPay).
+// wgmma-f16 pays for products whose m·n / (m + n) is at least `size` with K, in whole 64-deep stages, at least `k`
+// (choose.h, halfCopiesPay).
 struct HalfCopiesStep {
   int64_t size, k;
 };

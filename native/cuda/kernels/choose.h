@@ -122,11 +122,15 @@ inline bool largeTilesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n, i
 // 8192×8192×2048 (1.09×, left out: 2048 columns pay only from k 8192 there). The steps of size and K are the device's
 // row of auto_rules.h; `--tune-rules` moved the H100's first to size 1536 at k 4096 (3500×4096×3500 0.358 → 0.262 ms,
 // with B held as Bᵀ 0.324 → 0.255; docs/kernels.md, "How a kernel is chosen").
+// K counts in whole 64-deep stages, as both kernels run it (wgmma-f16's stage, 5_wgmma_f16.cu's kDepth; two of
+// wgmma-t's): the steps were measured at powers of two, and a K a few short of one runs as that one does (4095³
+// on an H200: wgmma-f16 0.299 ms, wgmma-t 0.348; 4096³ 0.298 and 0.350).
 inline bool halfCopiesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n) {
   if (m == 0 || n == 0) return false;
   const int64_t size = m * n / (m + n);
+  const int64_t stagedK = (k + 63) / 64 * 64;
   return std::any_of(std::begin(r.halfCopies), std::end(r.halfCopies),
-                     [&](const HalfCopiesStep& step) { return size >= step.size && k >= step.k; });
+                     [&](const HalfCopiesStep& step) { return size >= step.size && stagedK >= step.k; });
 }
 
 // 'auto' takes the fastest kernel measured (docs/kernels.md, "How a kernel is chosen"): step 6 for products with at most 16 rows or columns
