@@ -107,9 +107,9 @@ function suite(backend: Exclude<Backend, 'auto'>): void {
   });
 
   test('aborting 40 large products queued together drops those not yet started; later calls run as before', async () => {
-    // Products long enough that few end before the abort even where this process's thread is held up and the pool's
-    // are not: on a loaded two-core machine the abort came after 17 of 40 products of 768³ (20 ms each) had settled;
-    // held up 400 ms here, 15 of 768³ settle first, 2 of 1536³.
+    // Products long enough that few end before the abort even where the JavaScript thread is held up and the pool's
+    // threads are not: on a loaded two-core machine the abort came after 17 of 40 products of 768³ (20 ms each) had
+    // settled; with the JavaScript thread held up 400 ms, 15 of 768³ settle first, 2 of 1536³.
     const size = backend === 'cpu' ? 1536 : 3072;
     const x = randomMatrix(size * size);
     const controller = new AbortController();
