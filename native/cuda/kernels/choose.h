@@ -97,7 +97,8 @@ inline int64_t chooseFillSlices(const KernelRow& row, const KernelVariant& varia
 // of the 64-row tiles' time at 256×768×1000000, so they pay where they cover at most 15% more rows
 // (docs/kernels.md, "Step 4: wgmma-t, B read as stored", m from 256 to 500, cuBLAS TF32 in brackets): 256×768×1000000
 // 1.46 ms against 1.73 (1.46), 500 2.47 against 3.89 (2.54); 384 3.19 against 2.44 (2.95), 320 3.68 against 2.08 (3.27).
-inline int64_t rowsCovered(int64_t m, int64_t tileRows) { return (m + tileRows - 1) / tileRows * tileRows; }
+// What whole tiles (or stages) of `tile` cover of `extent`.
+inline int64_t coveredBy(int64_t extent, int64_t tile) { return (extent + tile - 1) / tile * tile; }
 
 // Whether an m×n C's 256×128 tiles are more than half the SMs' worth.
 inline bool largeTilesFillHalf(int64_t m, int64_t n, int multiprocessors) {
@@ -107,7 +108,7 @@ inline bool largeTilesFillHalf(int64_t m, int64_t n, int multiprocessors) {
 inline bool largeTilesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n, int multiprocessors) {
   if (m < r.largeTilesRows) return false;
   if (largeTilesFillHalf(m, n, multiprocessors))
-    return m >= r.largeTilesWaveRows || 100 * rowsCovered(m, 256) <= r.largeTilesPaddingPercent * rowsCovered(m, 64);
+    return m >= r.largeTilesWaveRows || 100 * coveredBy(m, 256) <= r.largeTilesPaddingPercent * coveredBy(m, 64);
   const int64_t tiles = tilesOf(m, n, 256, 128);
   const int64_t slices = fillSlices(Precision::Tf32, tiles, k, multiprocessors);
   return 2 * tiles * slices > multiprocessors && k > (slices + 1) * m;
@@ -123,12 +124,12 @@ inline bool largeTilesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n, i
 // row of auto_rules.h; `--tune-rules` moved the H100's first to size 1536 at k 4096 (3500×4096×3500 0.358 → 0.262 ms,
 // with B held as Bᵀ 0.324 → 0.255; docs/kernels.md, "How a kernel is chosen").
 // K counts in whole 64-deep stages, as both kernels run it (wgmma-f16's stage, 5_wgmma_f16.cu's kDepth; two of
-// wgmma-t's): the steps were measured at powers of two, and a K a few short of one runs as that one does (4095³
-// on an H200: wgmma-f16 0.299 ms, wgmma-t 0.348; 4096³ 0.298 and 0.350).
+// wgmma-t's): the steps were measured at powers of two, and a K a few short of one runs as that one does
+// (docs/kernels.md, "How a kernel is chosen").
 inline bool halfCopiesPay(const AutoRules& r, int64_t m, int64_t k, int64_t n) {
   if (m == 0 || n == 0) return false;
   const int64_t size = m * n / (m + n);
-  const int64_t stagedK = (k + 63) / 64 * 64;
+  const int64_t stagedK = coveredBy(k, 64);
   return std::any_of(std::begin(r.halfCopies), std::end(r.halfCopies),
                      [&](const HalfCopiesStep& step) { return size >= step.size && stagedK >= step.k; });
 }

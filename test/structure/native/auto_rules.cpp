@@ -34,7 +34,7 @@ int main() {
   expect(chose(Kernel::WgmmaF16, tf32, 4096, 4096, 4096), "4096³ tf32: wgmma-f16");
   expect(chose(Kernel::WgmmaF16, tf32, 4096, 4096, 4096, true), "4096³ tf32, Bᵀ held: wgmma-f16");
   expect(chose(Kernel::Wgmma, tf32, 2048, 4096, 1024), "2048×4096×1024 tf32 (size 682): wgmma, not wgmma-f16");
-  // K counts in whole stages: 4095³ runs as 4096³ on both kernels (an H200: wgmma-f16 0.299 ms, wgmma-t 0.348).
+  // K counts in whole 64-deep stages (choose.h, halfCopiesPay).
   expect(chose(Kernel::WgmmaF16, tf32, 4095, 4095, 4095), "4095³ tf32: wgmma-f16, as 4096³");
   expect(chose(Kernel::WgmmaF16, tf32, 6000, 2047, 6000), "6000×2047×6000 tf32 (size 3000): wgmma-f16, as K 2048");
   expect(!chose(Kernel::WgmmaF16, tf32, 4095, 4032, 4095), "4095×4032×4095 tf32: a stage short of 4096, not wgmma-f16");
